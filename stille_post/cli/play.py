@@ -1,0 +1,158 @@
+"""`stille-post play`: one game, rendered live, written to a transcript."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from stille_post.cli.render import LiveRenderer
+from stille_post.core.errors import UsageError
+from stille_post.games import GAME_MODULES, get_game
+from stille_post.session import play_game
+
+
+def unique_path(path: Path) -> Path:
+    """Never overwrite a recorded game: add -2, -3, ... to the name."""
+    if not path.exists():
+        return path
+    for i in range(2, 10_000):
+        candidate = path.with_name(f"{path.stem}-{i}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise UsageError(f"too many transcripts named like {path}")
+
+
+def parse_players(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    seats = [p.strip() for p in text.split(",") if p.strip()]
+    if not seats:
+        raise UsageError("--players is empty; give one comma-separated spec per seat")
+    return seats
+
+
+def game_options(**values: Any) -> dict[str, Any]:
+    """Options the user actually gave; each game validates its own."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def play(
+        game: Annotated[str, typer.Argument(help=f"one of: {', '.join(GAME_MODULES)}")]
+        = "stille-post",
+        seed: Annotated[int | None, typer.Option(help="game seed; a fresh one if omitted")]
+        = None,
+        players: Annotated[str | None, typer.Option(
+            help="comma-separated seats: bot names (random, detective, ...) or provider "
+                 "specs (openai:gpt-5-mini, openai-compatible:MODEL@URL)")] = None,
+        num_players: Annotated[int | None, typer.Option(help="number of seats")] = None,
+        guess_every: Annotated[int | None, typer.Option(
+            help="turns between identity guesses (N)")] = None,
+        max_rounds: Annotated[int | None, typer.Option(help="rounds before the game ends")]
+        = None,
+        match: Annotated[str | None, typer.Option(help="identity matching: fuzzy | exact")]
+        = None,
+        max_message_chars: Annotated[int | None, typer.Option(
+            help="message cap in characters")] = None,
+        roster: Annotated[Path | None, typer.Option(help="a roster TOML of your own")] = None,
+        words: Annotated[int | None, typer.Option(help="chameleon: words per card (K)")]
+        = None,
+        tie_rule: Annotated[str | None, typer.Option(
+            help="chameleon: random | dealer | chameleon_wins")] = None,
+        chameleon: Annotated[str | None, typer.Option(help="chameleon: the chameleon's seat spec")]
+        = None,
+        others: Annotated[str | None, typer.Option(
+            help="chameleon: the non-chameleons' seat spec")] = None,
+        cards: Annotated[Path | None, typer.Option(help="chameleon: a card file of your own")]
+        = None,
+        out: Annotated[Path | None, typer.Option(
+            help="transcript path (default: runs/GAME/seed-SEED.jsonl)")] = None,
+        online: Annotated[bool, typer.Option(help="LLM seats call the live APIs")] = False,
+        record: Annotated[Path | None, typer.Option(
+            help="with --online: record the game's HTTP traffic to this cassette")] = None,
+        replay: Annotated[Path | None, typer.Option(
+            help="replay LLM seats from this cassette, offline")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print only a JSON summary")]
+        = False,
+        quiet: Annotated[bool, typer.Option(help="do not render the conversation")] = False,
+    ) -> None:
+        """Play one game. Bots only by default: no keys, no network."""
+        definition = get_game(game)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        options = game_options(
+            num_players=num_players, guess_every=guess_every, max_rounds=max_rounds,
+            match=match, max_message_chars=max_message_chars, roster=roster, words=words,
+            tie_rule=tie_rule, chameleon=chameleon, others=others, cards=cards,
+        )
+        path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
+        console = Console(stderr=as_json, quiet=as_json)
+        err = Console(stderr=True)
+        if not as_json:
+            console.print(f"[bold]{definition.name}[/] seed [bold]{seed}[/]")
+        from stille_post.cli.llm_seats import llm_session
+
+        with llm_session(online=online, record=record, replay=replay) as llm_factory:
+            watch = None
+            if not (as_json or quiet):
+                watch = _Watch(console)
+            run = asyncio.run(play_game(
+                definition.name, seed=seed, out=path, players=parse_players(players),
+                options=options, llm_factory=llm_factory, watch=watch,
+            ))
+        summary = run.summary()
+        if as_json:
+            typer.echo(json.dumps(summary, sort_keys=False))
+        else:
+            _print_summary(console, run.seats, summary)
+            console.print(f"transcript: {run.transcript}")
+        baseline = _baseline(run.transcript)
+        if baseline is not None and baseline >= 1.0:
+            err.print("[yellow]warning:[/] this configuration has at least as many guess "
+                      "phases as roster models; enumerating ids alone wins it")
+        if run.outcome.status != "completed":
+            err.print(f"[red]game aborted:[/] {run.outcome.reason}")
+            raise typer.Exit(1)
+
+
+class _Watch:
+    """Creates the renderer lazily: the seats are known only once the game is prepared."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.renderer: LiveRenderer | None = None
+
+    def __call__(self, event: Any) -> None:
+        if self.renderer is None:
+            self.renderer = LiveRenderer(self.console, {})
+        self.renderer(event)
+
+
+def _baseline(path: Path) -> float | None:
+    with path.open(encoding="utf-8") as fh:
+        header = json.loads(fh.readline())
+    value = (header.get("baseline") or {}).get("enumeration_win")
+    return float(value) if value is not None else None
+
+
+def _print_summary(console: Console, seats: dict[str, dict[str, Any]],
+                   summary: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"result: {summary['status']}")
+    table.add_column("place", justify="right")
+    table.add_column("seat")
+    table.add_column("player")
+    table.add_column("identity")
+    for seat, place in sorted(summary["placements"].items(), key=lambda kv: (kv[1], kv[0])):
+        info = seats.get(seat, {})
+        table.add_row(str(place), f"Player {seat}", str(info.get("player", "")),
+                      str(info.get("model", "")))
+    console.print(table)

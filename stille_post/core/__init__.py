@@ -1,0 +1,1 @@
+"""The bottom layer: events and visibility, transcripts, rng, errors, roster."""

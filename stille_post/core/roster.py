@@ -1,0 +1,104 @@
+"""The roster: which models exist in a game's world, as data (fixtures/roster.toml)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from stille_post.core.errors import RosterError
+from stille_post.core.paths import fixtures_dir
+
+Provider = Literal["openai", "anthropic", "google", "openai-compatible"]
+Tier = Literal["flagship", "efficient"]
+
+
+class RosterModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    provider: Provider
+    tier: Tier
+    api_model: str | None = None
+
+    @property
+    def api_name(self) -> str:
+        return self.api_model or self.id
+
+
+class Roster(BaseModel):
+    """An ordered list of models. The file order is the canonical order that every
+    rng draw over the roster starts from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    models: tuple[RosterModel, ...]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Roster:
+        ids = [m.id for m in self.models]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"duplicate model ids: {', '.join(dupes)}")
+        if not ids:
+            raise ValueError("the roster is empty")
+        return self
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.models)
+
+    def __iter__(self) -> Iterator[RosterModel]:  # type: ignore[override]
+        return iter(self.models)
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    def get(self, model_id: str) -> RosterModel:
+        for m in self.models:
+            if m.id == model_id:
+                return m
+        raise RosterError(f"model {model_id!r} is not in the roster ({', '.join(self.ids)})")
+
+    def find(self, model_id: str) -> RosterModel | None:
+        return next((m for m in self.models if m.id == model_id), None)
+
+    def with_extra(self, extra: Sequence[RosterModel]) -> Roster:
+        """This roster plus models added for one game (an off-roster local model)."""
+        new = [m for m in extra if self.find(m.id) is None]
+        return Roster(models=(*self.models, *new))
+
+
+def default_roster_path() -> Path:
+    return fixtures_dir() / "roster.toml"
+
+
+def load_roster(path: Path | str | None = None) -> Roster:
+    p = Path(path) if path is not None else default_roster_path()
+    return _load_roster_cached(str(p))
+
+
+@lru_cache(maxsize=16)
+def _load_roster_cached(path: str) -> Roster:
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RosterError(f"roster file not found: {p}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RosterError(f"roster {p} is not valid TOML: {exc}") from None
+    entries = raw.get("model")
+    if not isinstance(entries, list):
+        raise RosterError(f"roster {p} has no [[model]] entries")
+    try:
+        return Roster(models=tuple(RosterModel(**e) for e in entries))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        raise RosterError(f"roster {p}: {where or 'entry'}: {first['msg']}") from None
+    except (TypeError, ValueError) as exc:
+        raise RosterError(f"roster {p}: {exc}") from None

@@ -1,0 +1,188 @@
+"""The transcript: one JSONL file per game, streamed as the game is played.
+
+Line 1 is the header (format version, game, config, seed, seats, package version).
+Then one line per event. The last line is the result (`completed` or `aborted`,
+placements, per-seat usage). Every line is flushed as it is written, so a crash or a
+`kill -9` loses at most the line being written, and a transcript without a result line
+is recognisably incomplete.
+
+Wall-clock data lives only under the `timing` key of the header and the result, so
+`canonical_text` can drop it and two runs of one seed compare byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from stille_post import __version__
+from stille_post.core.events import Event, visible_to
+
+FORMAT_VERSION = 1
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class TranscriptWriter:
+    """Streams a game to a JSONL file. Use as a context manager: leaving the block
+    without a result (an exception, Ctrl-C) still closes the file with an `aborted` line."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+        self._finished = False
+        self._t0 = time.monotonic()
+
+    def _write(self, obj: Mapping[str, Any]) -> None:
+        if self._fh is None:
+            raise RuntimeError(f"transcript {self.path} is already closed")
+        self._fh.write(dumps(obj) + "\n")
+        self._fh.flush()
+
+    def header(
+        self,
+        *,
+        game: str,
+        config: Mapping[str, Any],
+        seed: int | str | None,
+        seats: Mapping[str, Mapping[str, Any]],
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._write(
+            {
+                "kind": "header",
+                "format": FORMAT_VERSION,
+                "game": game,
+                "version": __version__,
+                "seed": seed,
+                "config": dict(config),
+                "seats": {k: dict(v) for k, v in seats.items()},
+                **(dict(extra) if extra else {}),
+                "timing": {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+            }
+        )
+
+    def event(self, event: Event) -> None:
+        self._write({"kind": "event", **event.to_json()})
+
+    __call__ = event  # a writer is an EventSink
+
+    def result(
+        self,
+        *,
+        status: str,
+        reason: str | None = None,
+        placements: Mapping[int, int] | None = None,
+        usage: Mapping[int, Mapping[str, Any]] | None = None,
+        summary: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._write(
+            {
+                "kind": "result",
+                "status": status,
+                "reason": reason,
+                "placements": {str(k): v for k, v in (placements or {}).items()},
+                "usage": {str(k): dict(v) for k, v in (usage or {}).items()},
+                "summary": dict(summary or {}),
+                "timing": {"seconds": round(time.monotonic() - self._t0, 4)},
+            }
+        )
+        self._finished = True
+        self.close()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self._finished and self._fh is not None:
+            why = "interrupted" if exc_type is KeyboardInterrupt else (
+                f"{exc_type.__name__}: {exc}" if exc_type else "closed without a result"
+            )
+            self.result(status="aborted", reason=why)
+        self.close()
+
+
+@dataclass
+class Transcript:
+    """A transcript read back from disk. `complete` is False when the result line is
+    missing (the game was cut off) or the last line was torn mid-write."""
+
+    header: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    torn_lines: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.result is not None and self.torn_lines == 0
+
+    @property
+    def game(self) -> str:
+        return str(self.header.get("game"))
+
+    @property
+    def seats(self) -> dict[int, dict[str, Any]]:
+        return {int(k): v for k, v in self.header.get("seats", {}).items()}
+
+    def view(self, seat: int) -> list[Event]:
+        """Exactly what `seat` was shown during the game (same rule as the engine)."""
+        return visible_to(self.events, seat)
+
+    @classmethod
+    def load(cls, path: Path | str) -> Transcript:
+        header: dict[str, Any] | None = None
+        events: list[Event] = []
+        result: dict[str, Any] | None = None
+        torn = 0
+        for line in _lines(Path(path)):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                torn += 1  # a line cut by a crash: the game is incomplete, not unreadable
+                continue
+            kind = obj.get("kind")
+            if kind == "header":
+                header = obj
+            elif kind == "event":
+                events.append(Event.from_json(obj))
+            elif kind == "result":
+                result = obj
+        if header is None:
+            raise ValueError(f"{path}: no header line; not a stille_post transcript")
+        return cls(header=header, events=events, result=result, torn_lines=torn)
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield line
+
+
+def canonical_text(path: Path | str) -> str:
+    """The transcript with wall-clock fields removed: equal for equal games."""
+    out = []
+    for line in _lines(Path(path)):
+        obj = json.loads(line)
+        obj.pop("timing", None)
+        obj.pop("version", None)
+        out.append(dumps(obj))
+    return "\n".join(out) + "\n"

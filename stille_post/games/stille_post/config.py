@@ -1,0 +1,31 @@
+"""Stille Post configuration: validated at the boundary, immutable after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from stille_post.games.stille_post.rules import MatchMode
+
+
+class StillePostConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    num_players: int = Field(4, ge=2, le=12, description="seats in the game")
+    guess_every: int = Field(3, ge=1, description="turns between identity-guess phases (N)")
+    max_rounds: int = Field(4, ge=1, le=1000, description="rounds before the game ends")
+    match: MatchMode = "fuzzy"
+    max_message_chars: int = Field(2000, ge=20)
+    repair_attempts: int = Field(1, ge=0, le=5)
+    max_forfeits: int = Field(3, ge=1, description="consecutive forfeits before removal (K)")
+    decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")
+    roster: Path | None = None
+    pinned: dict[int, str] = Field(default_factory=dict, description="seat -> model id")
+
+    @field_validator("pinned")
+    @classmethod
+    def _pins_distinct(cls, v: dict[int, str]) -> dict[int, str]:
+        if len(set(v.values())) != len(v):
+            raise ValueError("two seats are pinned to the same model")
+        return v

@@ -1,0 +1,46 @@
+"""What an engine asks (`Decision`) and what a player answers (`Action`).
+
+An engine hands a player only its own observation. Whether the answer comes from an LLM,
+a heuristic bot or a script is invisible to the engine: all of them implement `decide`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from stille_post.providers.base import ChatRequest, Tool, ToolCall, Usage
+
+O = TypeVar("O")
+
+
+@dataclass(frozen=True)
+class Decision(Generic[O]):
+    game: str
+    kind: str  # the game's decision kinds, e.g. "intro" | "turn" | "identity_guess"
+    seat: int
+    observation: O
+    tools: tuple[Tool, ...] = ()
+    # On a corrective re-ask: why the previous answer could not be used.
+    repair: str | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+    model: str | None = None
+    provider_data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+class Player(Protocol):
+    name: str  # how the seat was specified: "bot:random", "openai:gpt-5-mini", ...
+
+    async def decide(self, decision: Decision[Any]) -> Action: ...
+
+
+class PromptBook(Protocol):
+    """A game's prompts: turns a decision into the request an LLM sees."""
+
+    def render(self, decision: Decision[Any]) -> ChatRequest: ...

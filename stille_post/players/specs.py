@@ -1,0 +1,69 @@
+"""Seat specs as the user writes them in --players.
+
+    random | bot:random           a heuristic bot of the game being played
+    openai:gpt-5-mini             an LLM seat (provider kind, model name)
+    openai-compatible:MODEL@URL   any OpenAI-compatible server
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stille_post.core.errors import UnknownPlayerError
+
+LLM_KINDS = ("openai", "anthropic", "google", "openai-compatible")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    raw: str
+    bot: str | None = None  # bot name, for a bot seat
+    provider: str | None = None  # provider kind, for an LLM seat
+    model: str | None = None
+    base_url: str | None = None
+
+    @property
+    def is_llm(self) -> bool:
+        return self.provider is not None
+
+    @property
+    def label(self) -> str:
+        return f"bot:{self.bot}" if self.bot else f"{self.provider}:{self.model}"
+
+
+def parse_seat_spec(raw: str, bot_names: tuple[str, ...]) -> SeatSpec:
+    spec = raw.strip()
+    if not spec:
+        raise UnknownPlayerError("an empty player spec; use a bot name or provider:model")
+    head, sep, rest = spec.partition(":")
+    if not sep or head == "bot":
+        name = rest if sep else head
+        if name not in bot_names:
+            raise UnknownPlayerError(
+                f"unknown player {raw!r}; bots: {', '.join(bot_names)}; "
+                f"LLM seats: {', '.join(k + ':MODEL' for k in LLM_KINDS)}"
+            )
+        return SeatSpec(raw=spec, bot=name)
+    if head not in LLM_KINDS:
+        raise UnknownPlayerError(
+            f"unknown provider {head!r} in {raw!r}; providers: {', '.join(LLM_KINDS)}"
+        )
+    if not rest:
+        raise UnknownPlayerError(f"{raw!r} names no model; write {head}:MODEL")
+    if head == "openai-compatible":
+        model, at, url = rest.partition("@")
+        if not at or not model or not url.startswith(("http://", "https://")):
+            raise UnknownPlayerError(
+                f"{raw!r}: write openai-compatible:MODEL@http://host:port/v1"
+            )
+        return SeatSpec(raw=spec, provider=head, model=model, base_url=url)
+    return SeatSpec(raw=spec, provider=head, model=rest)
+
+
+def parse_seat_list(text: str, bot_names: tuple[str, ...]) -> list[SeatSpec]:
+    return [parse_seat_spec(p, bot_names) for p in _split(text)]
+
+
+def _split(text: str) -> list[str]:
+    # Commas separate seats, except inside a URL's query string (rare; not supported).
+    return [p for p in (x.strip() for x in text.split(",")) if p]

@@ -1,0 +1,51 @@
+"""Providers: the contract types, `create_provider`, one module per API.
+
+`create_provider(kind, model, **options)` is the only constructor the rest of the package
+uses. SDK modules are imported lazily so that bot-only games never import an SDK.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from stille_post.core.errors import ConfigError
+from stille_post.providers.base import (
+    ChatRequest,
+    Completion,
+    Message,
+    Provider,
+    Tool,
+    ToolCall,
+    Usage,
+)
+
+# kind -> "module:factory". The factory is called as factory(model, **options).
+PROVIDER_KINDS: dict[str, str] = {
+    "scripted": "stille_post.providers.scripted:ScriptedProvider",
+}
+
+
+def create_provider(kind: str, model: str, **options: Any) -> Provider:
+    target = PROVIDER_KINDS.get(kind)
+    if target is None:
+        known = ", ".join(sorted(PROVIDER_KINDS))
+        raise ConfigError(f"unknown provider kind {kind!r}; known kinds: {known}")
+    module_name, factory_name = target.split(":")
+    factory = getattr(import_module(module_name), factory_name)
+    if kind == "scripted":
+        return factory(options.pop("script", []), model=model)  # type: ignore[no-any-return]
+    return factory(model, **options)  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "PROVIDER_KINDS",
+    "ChatRequest",
+    "Completion",
+    "Message",
+    "Provider",
+    "Tool",
+    "ToolCall",
+    "Usage",
+    "create_provider",
+]
