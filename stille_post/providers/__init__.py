@@ -23,6 +23,8 @@ from stille_post.providers.base import (
 # kind -> "module:factory". The factory is called as factory(model, **options).
 PROVIDER_KINDS: dict[str, str] = {
     "scripted": "stille_post.providers.scripted:ScriptedProvider",
+    # A provider with a fixed latency and canned answers, for benchmarks (tournament issue).
+    "simulated": "stille_post.providers.simulated:SimulatedProvider",
 }
 
 
