@@ -59,12 +59,12 @@ class ForcedRng(random.Random):
             return self._forced_random.pop(0)
         return super().random()
 
-    def choice(self, seq: Sequence[T]) -> T:
+    def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]
         if self._forced_choices:
             want = self._forced_choices.pop(0)
             if want not in seq:
                 raise ValueError(f"forced choice {want!r} is not among {list(seq)!r}")
-            return want  # type: ignore[no-any-return]
+            return want
         return super().choice(seq)
 
     @property

@@ -152,17 +152,22 @@ class Transcript:
         events: list[Event] = []
         result: dict[str, Any] | None = None
         torn = 0
-        for line in _lines(Path(path)):
+        for lineno, line in enumerate(_lines(Path(path)), start=1):
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError:
                 torn += 1  # a line cut by a crash: the game is incomplete, not unreadable
                 continue
-            kind = obj.get("kind")
+            kind = obj.get("kind") if isinstance(obj, dict) else None
+            if header is None and kind != "header":
+                raise ValueError(f"{path}: no header line; not a stille_post transcript")
             if kind == "header":
                 header = obj
             elif kind == "event":
-                events.append(Event.from_json(obj))
+                try:
+                    events.append(Event.from_json(obj))
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise ValueError(f"{path}:{lineno}: malformed event ({exc!r})") from None
             elif kind == "result":
                 result = obj
         if header is None:

@@ -11,15 +11,15 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from stille_post.providers.base import ChatRequest, Tool, ToolCall, Usage
 
-O = TypeVar("O")
+Obs = TypeVar("Obs")
 
 
 @dataclass(frozen=True)
-class Decision(Generic[O]):
+class Decision(Generic[Obs]):
     game: str
     kind: str  # the game's decision kinds, e.g. "intro" | "turn" | "identity_guess"
     seat: int
-    observation: O
+    observation: Obs
     tools: tuple[Tool, ...] = ()
     # On a corrective re-ask: why the previous answer could not be used.
     repair: str | None = None

@@ -53,8 +53,10 @@ class PreparedStillePost:
         return {
             "roster": list(self.game.roster.ids),
             "roster_added": [m.id for m in self.added],
-            "baseline": {"guess_phases": phases,
-                         "enumeration_win": rules.enumeration_baseline(phases, len(self.game.roster))},
+            "baseline": {
+                "guess_phases": phases,
+                "enumeration_win": rules.enumeration_baseline(phases, len(self.game.roster)),
+            },
         }
 
     async def play(self, sink: EventSink | None = None) -> GameOutcome:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from stille_post.games.stille_post import rules
@@ -37,10 +38,21 @@ _TASKS = (
 )
 
 
+@lru_cache(maxsize=4096)
+def _coverage(mode: rules.MatchMode, roster_ids: tuple[str, ...],
+              guess: str) -> frozenset[str]:
+    # Judging is string work over the whole roster; bots ask the same questions every turn.
+    return frozenset(c for c in roster_ids
+                     if rules.judge_guess(guess, c, mode=mode, roster_ids=roster_ids).correct)
+
+
 def covered(guess: str, candidates: list[str], obs: StillePostObservation) -> list[str]:
     """The candidates a guess would be judged correct for, under the game's match mode."""
-    return [c for c in candidates
-            if rules.judge_guess(guess, c, mode=obs.match, roster_ids=obs.roster.ids).correct]
+    if guess not in obs.roster.ids:  # free text: judge it directly, keep it out of the cache
+        return [c for c in candidates
+                if rules.judge_guess(guess, c, mode=obs.match, roster_ids=obs.roster.ids).correct]
+    hit = _coverage(obs.match, obs.roster.ids, guess)
+    return [c for c in candidates if c in hit]
 
 
 @dataclass
@@ -58,7 +70,7 @@ class Knowledge:
               if all(rules.consistent_with_hint(k, v, models[i]) for k, v in obs.hints)]
         k = cls(me=me, others={s: list(ids) for s in range(1, obs.num_players + 1)
                                if s != obs.seat})
-        pending: dict[str, tuple[int, str]] = {}
+        pending: dict[str, tuple[Any, str]] = {}
         for e in obs.events:
             d = e.data
             if e.actor != obs.seat:

@@ -168,8 +168,9 @@ class StillePostGame:
             decision = Decision(GAME_NAME, kind, seat, self._observe(seat, extra), P.TOOLS,
                                 repair)
             try:
-                action = await asyncio.wait_for(self.players[seat].decide(decision),
-                                                self.config.decision_timeout_s)
+                # asyncio.timeout, not wait_for: no extra task per decision.
+                async with asyncio.timeout(self.config.decision_timeout_s):
+                    action = await self.players[seat].decide(decision)
             except ProviderError as exc:
                 answer.forfeit = f"the model could not be reached ({exc})"
                 return answer
@@ -242,8 +243,12 @@ class StillePostGame:
     def _publish_text(self, seat: int, action: Action) -> None:
         if action.text:
             text, meta = self._clean(seat, action.text)
-            extra = {"provider_data": action.provider_data} if action.provider_data else {}
-            self._emit("message", actor=seat, text=text, **meta, **extra)
+            self._emit("message", actor=seat, text=text, **meta)
+        if action.provider_data:
+            # Opaque provider data (thinking blocks, signatures) goes back to its own model
+            # untouched, and to nobody else: it may hold the model's private reasoning.
+            self._emit("message_meta", actor=seat, visibility=Visibility.only(seat),
+                       provider_data=action.provider_data)
 
     def _publish_intro(self, seat: int, action: Action) -> None:
         self._publish_text(seat, action)
@@ -272,8 +277,8 @@ class StillePostGame:
     def _with_id(self, call: ToolCall, index: int) -> ToolCall:
         if call.id:
             return call
-        return ToolCall(call.name, call.arguments, f"call_r{self.log.round}t{self.log.turn}_{index}",
-                        call.malformed, call.provider_data)
+        call_id = f"call_r{self.log.round}t{self.log.turn}_{index}"
+        return ToolCall(call.name, call.arguments, call_id, call.malformed, call.provider_data)
 
     def _refuse(self, seat: int, call: ToolCall, reason: str) -> None:
         self._emit("tool_refused", actor=seat, call_id=call.id, tool=call.name, reason=reason,

@@ -267,7 +267,14 @@ def render_messages(events: Sequence[Event], seat: int) -> list[Message]:
         own = e.actor == seat
         if own and e.type in ("message", "identity_guess"):
             flush_user()
-            messages.append(Message("assistant", str(e.data.get("text", "")),
+            messages.append(Message("assistant", str(e.data.get("text", ""))))
+            continue
+        if own and e.type == "message_meta":
+            if pending_user or not messages or messages[-1].role != "assistant":
+                flush_user()
+                messages.append(Message("assistant", ""))
+            last = messages.pop()
+            messages.append(Message("assistant", last.content, last.tool_calls,
                                     provider_data=dict(e.data.get("provider_data") or {})))
             continue
         if own and e.type == "tool_calls":

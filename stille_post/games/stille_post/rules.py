@@ -77,9 +77,8 @@ def judge_guess(
         return GuessVerdict(False, False, f"the guess is shorter than {MIN_FUZZY_GUESS} characters")
     named = named_ids(g, roster_ids)
     if len(named) >= 2:
-        return GuessVerdict(
-            False, False, f"the guess names {len(named)} different models ({', '.join(sorted(named))})"
-        )
+        names = ", ".join(sorted(named))
+        return GuessVerdict(False, False, f"the guess names {len(named)} models ({names})")
     # The seed's own rule; "gpt-5" therefore also matches "gpt-5-mini" (documented quirk).
     return GuessVerdict(True, a in g or g in a)
 
