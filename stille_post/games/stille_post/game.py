@@ -290,8 +290,16 @@ class StillePostGame:
     # --- the four tools ----------------------------------------------------------------
 
     def _apply_tool(self, seat: int, call: ToolCall) -> None:
+        allowed = P.TOOL_PARAMETERS.get(call.name)
+        unexpected = sorted(set(call.arguments) - allowed) if allowed is not None else []
         if call.malformed:
             self._refuse(seat, call, f"the call could not be read ({call.malformed})")
+        elif unexpected:
+            # The schemas forbid extra properties; a model that thinks it can aim the
+            # roulette must not get a spin it did not ask for.
+            takes = ", ".join(sorted(allowed or ())) or "no arguments"
+            self._refuse(seat, call, f"unexpected arguments {', '.join(unexpected)} "
+                         f"({call.name} takes {takes})")
         elif call.name == "russian_roulette":
             victim, r = rules.roulette(self.rng, seat, self.active)
             self._result(seat, call, P.roulette_text(seat, victim), victim=victim, r=r)

@@ -70,6 +70,9 @@ TOOLS: tuple[Tool, ...] = (
     ),
 )
 TOOL_NAMES = tuple(t.name for t in TOOLS)
+TOOL_PARAMETERS: dict[str, frozenset[str]] = {
+    t.name: frozenset(t.parameters.get("properties", {})) for t in TOOLS
+}
 
 _PROVIDER_LABELS = {
     "openai": "OpenAI",
@@ -156,8 +159,8 @@ def turn_start_text(round_no: int, turn: int, seat: int) -> str:
 
 def identity_guess_start_text(phase: int) -> str:
     return (
-        f"Identity guess #{phase}: every active player, reply now with the model id you "
-        "believe you are."
+        f"Identity guess #{phase}: every active player, reply now with the one model id you "
+        "believe you are, and nothing else (naming two models makes a guess invalid)."
     )
 
 
