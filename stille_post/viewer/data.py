@@ -1,0 +1,111 @@
+"""What the page embeds: the transcript as plain JSON, plus a few derived tables.
+
+The browser does all filtering itself from each event's `visibility`, so the data holds
+every event (the omniscient record) and nothing is decided here about who sees what.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from stille_post.core.transcript import Transcript
+
+# Opaque provider blobs (e.g. Gemini thought signatures) mean nothing to a reader and can
+# be kilobytes per call, so the page leaves them out.
+_DROPPED_KEYS = frozenset({"provider_data"})
+
+
+def view_data(transcript: Transcript) -> dict[str, Any]:
+    """The JSON object the page's script reads."""
+    result = transcript.result
+    return {
+        "game": transcript.game,
+        "seed": transcript.header.get("seed"),
+        "version": transcript.header.get("version"),
+        "config": transcript.header.get("config", {}),
+        "seats": seat_rows(transcript),
+        "events": [_strip(e.to_json()) for e in transcript.events],
+        "result": result,
+        "complete": transcript.complete,
+        "placements": placement_rows(transcript),
+    }
+
+
+def seat_rows(transcript: Transcript) -> list[dict[str, Any]]:
+    rows = []
+    for seat, info in sorted(transcript.seats.items()):
+        rows.append({
+            "seat": seat,
+            "model": str(info.get("model", "")),
+            "player": str(info.get("player", "")),
+            "provider": str(info.get("provider", "")),
+        })
+    return rows
+
+
+def placement_rows(transcript: Transcript) -> list[dict[str, Any]]:
+    """The final table, best place first; empty for a game that was cut off."""
+    result = transcript.result or {}
+    placements: Mapping[str, Any] = result.get("placements") or {}
+    summary: Mapping[str, Any] = result.get("summary") or {}
+    usage: Mapping[str, Any] = result.get("usage") or {}
+    seats = transcript.seats
+    rows = []
+    for key, place in placements.items():
+        seat = int(key)
+        info = seats.get(seat, {})
+        tokens = usage.get(key) or {}
+        rows.append({
+            "seat": seat,
+            "place": place,
+            "model": str(info.get("model", "")),
+            "player": str(info.get("player", "")),
+            "outcome": outcome(seat, summary),
+            "input_tokens": int(tokens.get("input_tokens", 0)),
+            "output_tokens": int(tokens.get("output_tokens", 0)),
+        })
+    rows.sort(key=lambda r: (r["place"], r["seat"]))
+    return rows
+
+
+def outcome(seat: int, summary: Mapping[str, Any]) -> str:
+    """A one-phrase outcome from the summary keys games share; blank when unknown."""
+    key = str(seat)
+    phases = summary.get("winner_phases") or {}
+    if key in phases:
+        return f"won at identity guess #{phases[key]}"
+    if seat in (summary.get("winners") or []):
+        return "won"
+    causes = summary.get("causes") or {}
+    if key in causes:
+        return f"eliminated ({causes[key]})"
+    if seat in (summary.get("survivors") or []):
+        return "still in at the end"
+    return ""
+
+
+def script_json(obj: Any) -> str:
+    """JSON that is safe inside `<script type="application/json">`.
+
+    Escaping every `<` (not only `</`) also defuses `<!--`, which can switch the HTML
+    parser into a state where the closing `</script>` no longer ends the block. `>` and
+    `&` are escaped too so the text is inert in any HTML context. JSON.parse reads the
+    \\u escapes back unchanged.
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _strip(event: dict[str, Any]) -> dict[str, Any]:
+    data = _without_dropped(event.get("data") or {})
+    calls = data.get("tool_calls")
+    if isinstance(calls, list):
+        data["tool_calls"] = [_without_dropped(c) if isinstance(c, dict) else c for c in calls]
+    return {**event, "data": data}
+
+
+def _without_dropped(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in _DROPPED_KEYS}

@@ -1,0 +1,103 @@
+"""Render a transcript into one self-contained HTML file (CSS, JS and data inlined).
+
+Safety has two layers. The data is embedded as escaped JSON and the script inserts
+model text only through `textContent`. On top of that, a Content-Security-Policy allows
+exactly our own inline script and style (by hash) and no network at all, so even a
+mistake in escaping could neither run a planted script nor fetch anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from stille_post.core.transcript import Transcript
+from stille_post.viewer.data import script_json, view_data
+
+_PACKAGE = "stille_post.viewer"
+
+_TITLES = {"stille-post": "Stille Post"}
+
+
+def _asset(*parts: str) -> str:
+    text = resources.files(_PACKAGE).joinpath("static", *parts).read_text(encoding="utf-8")
+    # An end tag inside our own asset would cut the inline block short.
+    tag = "</style" if parts[-1].endswith(".css") else "</script"
+    if tag in text.lower():
+        raise RuntimeError(f"viewer asset {'/'.join(parts)} contains {tag!r}; cannot inline it")
+    return text
+
+
+def _script() -> str:
+    """Every game layout, then the core that picks one: a single inline script, so the
+    CSP names a single hash. Adding a game's layout means adding one file."""
+    layouts = resources.files(_PACKAGE).joinpath("static", "layouts")
+    names = sorted(f.name for f in layouts.iterdir() if f.name.endswith(".js"))
+    return "\n".join([*(_asset("layouts", n) for n in names), _asset("viewer.js")])
+
+
+def _csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(_PACKAGE, "templates"),
+        autoescape=True,  # everything from the transcript is text, never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def title_of(transcript: Transcript) -> str:
+    game = _TITLES.get(transcript.game, transcript.game)
+    seed = transcript.header.get("seed")
+    return f"{game} · seed {seed}" if seed is not None else game
+
+
+def render_html(transcript: Transcript) -> str:
+    css, js = _asset("viewer.css"), _script()
+    data = view_data(transcript)
+    csp = (
+        "default-src 'none'; "
+        f"script-src {_csp_hash(js)}; "
+        f"style-src {_csp_hash(css)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    template = _environment().get_template("page.html.j2")
+    return template.render(
+        title=title_of(transcript),
+        csp=csp,
+        css=Markup(css),
+        js=Markup(js),
+        data_json=Markup(script_json(data)),
+        seats=data["seats"],
+        placements=data["placements"],
+        result=transcript.result,
+        complete=transcript.complete,
+        game=transcript.game,
+    )
+
+
+def default_output(transcript_path: Path) -> Path:
+    return transcript_path.with_suffix(".html")
+
+
+def write_html(transcript_path: Path, out: Path | None = None) -> Path:
+    """Write the page and return its path. Written to a temporary name and renamed, so a
+    reader never sees half a page."""
+    transcript = Transcript.load(transcript_path)
+    target = out if out is not None else default_output(transcript_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(render_html(transcript), encoding="utf-8")
+    os.replace(tmp, target)
+    return target
