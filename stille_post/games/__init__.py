@@ -10,6 +10,7 @@ from stille_post.games.base import GameDefinition
 # game name -> module that exposes GAME. Later games add one line here.
 GAME_MODULES: dict[str, str] = {
     "stille-post": "stille_post.games.stille_post",
+    "chameleon": "stille_post.games.chameleon",
 }
 
 

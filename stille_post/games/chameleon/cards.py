@@ -1,0 +1,125 @@
+"""Cards: a category, its possible secret words, and (optionally) hint words per word.
+
+The shipped cards are `fixtures/chameleon_cards.toml`, written for this project (the
+commercial cards are not free). A user file has the same shape:
+
+    [[card]]
+    category = "Fruit"
+    words = ["apple", "banana", ...]          # at least K of them, one word each
+    [card.hints]                              # optional: what the `heuristic` bot says
+    apple = ["orchard", "cider"]
+
+Every word and hint must itself be a legal one-word reply (rules.parse_response), so a
+bot that says the secret word, or a hint, can never make its own game Fail.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.errors import ConfigError, ParseError
+from stille_post.core.paths import fixtures_dir
+from stille_post.games.chameleon.rules import normalise, parse_response
+
+CARDS_FILE = "chameleon_cards.toml"
+MAX_WORD_CHARS = 40
+
+
+class CardFileError(ConfigError):
+    """A card file that is missing, not TOML, or not shaped like a card file."""
+
+
+@dataclass(frozen=True)
+class Card:
+    category: str
+    words: tuple[str, ...]
+    hints: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def hints_for(self, word: str) -> tuple[str, ...]:
+        return self.hints.get(normalise(word), ())
+
+
+def default_cards_path() -> Path:
+    return fixtures_dir() / CARDS_FILE
+
+
+def load_cards(path: Path | str | None = None) -> tuple[Card, ...]:
+    return _load_cached(str(path) if path is not None else str(default_cards_path()))
+
+
+@lru_cache(maxsize=8)  # a tournament prepares thousands of games from one file
+def _load_cached(path: str) -> tuple[Card, ...]:
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CardFileError(f"card file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CardFileError(f"card file {p} cannot be read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CardFileError(f"card file {p} is not valid TOML: {exc}") from None
+    return parse_cards(raw, source=str(p))
+
+
+def parse_cards(raw: Mapping[str, Any], *, source: str = "cards") -> tuple[Card, ...]:
+    entries = raw.get("card")
+    if not isinstance(entries, list) or not entries:
+        raise CardFileError(f"{source}: no [[card]] entries; see fixtures/{CARDS_FILE}")
+    cards: list[Card] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(entries, start=1):
+        card = _parse_card(entry, f"{source}: card {i}")
+        key = card.category.casefold()
+        if key in seen:
+            raise CardFileError(f"{source}: category {card.category!r} appears twice")
+        seen.add(key)
+        cards.append(card)
+    return tuple(cards)
+
+
+def _parse_card(entry: Any, where: str) -> Card:
+    if not isinstance(entry, Mapping):
+        raise CardFileError(f"{where}: a card must be a table")
+    unknown = set(entry) - {"category", "words", "hints"}
+    if unknown:
+        raise CardFileError(f"{where}: unknown keys {sorted(unknown)}")
+    category = entry.get("category")
+    if not isinstance(category, str) or not category.strip():
+        raise CardFileError(f"{where}: needs a non-empty string 'category'")
+    where = f"{where} ({category})"
+    words = _word_list(entry.get("words"), f"{where}: words")
+    if len(words) < 2:
+        raise CardFileError(f"{where}: needs at least 2 words")
+    keys = [normalise(w) for w in words]
+    if len(set(keys)) != len(keys):
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        raise CardFileError(f"{where}: repeated words {dupes}")
+    hints_raw = entry.get("hints", {})
+    if not isinstance(hints_raw, Mapping):
+        raise CardFileError(f"{where}: 'hints' must be a table of word = [hint, ...]")
+    hints: dict[str, tuple[str, ...]] = {}
+    for word, values in hints_raw.items():
+        if normalise(word) not in keys:
+            raise CardFileError(f"{where}: hints for {word!r}, which is not one of its words")
+        hints[normalise(word)] = _word_list(values, f"{where}: hints.{word}")
+    return Card(category.strip(), words, hints)
+
+
+def _word_list(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise CardFileError(f"{where}: must be a list of strings")
+    out: list[str] = []
+    for w in value:
+        if not isinstance(w, str):
+            raise CardFileError(f"{where}: {w!r} is not a string")
+        try:
+            out.append(parse_response(w, MAX_WORD_CHARS))
+        except ParseError as exc:
+            raise CardFileError(f"{where}: {w!r} is not a single word ({exc.reason}); "
+                                "join words with a hyphen, e.g. ice-cream") from None
+    return tuple(out)

@@ -1,0 +1,188 @@
+"""The Chameleon's metrics, computed from transcripts alone (the tournament's hook).
+
+`compute_metrics(transcripts)` returns JSON-safe data in the shape every game shares:
+    {"overall": {...}, "per_player": {label: {...}}, "tables": {name: {columns, rows}}}
+
+Definitions (the paper's, RULES.md §3):
+- a game is *valid* when it completed with an outcome other than Fail; `valid_ratio` is
+  valid / finished games (aborted games count as finished and not valid; transcripts cut
+  off without a result line are only counted as `incomplete`);
+- identification rate = games where the chameleon was accused / valid games;
+- non-chameleon win rate = IdentifiedWin / valid games;
+- second-chance success rate = IdentifiedLoss / games where the chameleon was accused.
+Players are the seats' "player" labels (bot:trivial, openai:gpt-4o, ...). A matchup is
+the chameleon's label against the non-chameleons' labels (joined with " + " if mixed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from stille_post.core.transcript import Transcript
+from stille_post.games.chameleon.rules import (
+    FAIL,
+    IDENTIFIED_LOSS,
+    IDENTIFIED_WIN,
+    OUTCOMES,
+    trivial_win_probability,
+)
+
+GAME = "chameleon"
+Z95 = 1.959963984540054
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> list[float] | None:
+    """Wilson score interval: sound near 0 and 1, where the normal approximation is not."""
+    if n == 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+class _Tally:
+    """Counters for one group of games (all, one matchup)."""
+
+    def __init__(self) -> None:
+        self.c: Counter[str] = Counter()
+
+    def add(self, outcome: str, valid: bool, identified: bool) -> None:
+        self.c["games"] += 1
+        self.c[outcome] += 1
+        if valid:
+            self.c["valid"] += 1
+            self.c["identified"] += identified
+
+    def rates(self) -> dict[str, Any]:
+        c = self.c
+        return {
+            "games": c["games"],
+            "valid": c["valid"],
+            "valid_ratio": _ratio(c["valid"], c["games"]),
+            "identified": c["identified"],
+            "identification_rate": _ratio(c["identified"], c["valid"]),
+            "non_chameleon_wins": c[IDENTIFIED_WIN],
+            "non_chameleon_win_rate": _ratio(c[IDENTIFIED_WIN], c["valid"]),
+            "non_chameleon_win_rate_ci95": wilson(c[IDENTIFIED_WIN], c["valid"]),
+            "chameleon_win_rate": _ratio(c["valid"] - c[IDENTIFIED_WIN], c["valid"]),
+            "second_chance_success_rate": _ratio(c[IDENTIFIED_LOSS], c["identified"]),
+        }
+
+
+def _player_label(seat_info: dict[str, Any]) -> str:
+    return str(seat_info.get("player") or seat_info.get("model") or "?")
+
+
+def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
+    overall = _Tally()
+    matchups: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
+    players: dict[str, Counter[str]] = defaultdict(Counter)
+    shapes: set[tuple[int, int]] = set()
+    incomplete = aborted = 0
+    for t in transcripts:
+        if t.game != GAME:
+            continue
+        if t.result is None:
+            incomplete += 1
+            continue
+        summary = t.result.get("summary") or {}
+        status = t.result.get("status")
+        aborted += status != "completed"
+        outcome = str(summary.get("outcome") or FAIL) if status == "completed" else "Aborted"
+        valid = status == "completed" and outcome in OUTCOMES and outcome != FAIL
+        identified = bool(summary.get("identified"))
+        seats = {int(k): v for k, v in (t.header.get("seats") or {}).items()}
+        chameleon = summary.get("chameleon")
+        if chameleon is None:  # an aborted game's summary may lack it; the header has roles
+            chameleon = next((s for s, v in seats.items() if v.get("role") == "chameleon"), 0)
+        shapes.add((len(seats), int(summary.get("num_words") or len(t.header.get("words", [])))))
+        labels = {s: _player_label(v) for s, v in seats.items()}
+        others = sorted({labels[s] for s in labels if s != chameleon})
+        key = (labels.get(chameleon, "?"), " + ".join(others))
+        overall.add(outcome, valid, identified)
+        matchups[key].add(outcome, valid, identified)
+        fail_seat = (summary.get("fail") or {}).get("seat")
+        usage = t.result.get("usage") or {}
+        for seat, label in labels.items():
+            _count_seat(players[label], seat == chameleon, outcome, valid, identified,
+                        fail_seat == seat, usage.get(str(seat)) or {})
+    result = overall.rates()
+    result.update(
+        incomplete=incomplete,
+        aborted=aborted,
+        fail=overall.c[FAIL],
+        outcomes={o: overall.c[o] for o in OUTCOMES},
+        trivial_baseline=(trivial_win_probability(*next(iter(shapes)))
+                          if len(shapes) == 1 else None),
+    )
+    return {
+        "overall": result,
+        "per_player": {label: _player_rates(c) for label, c in sorted(players.items())},
+        "tables": {"matchups": _matchup_table(matchups),
+                   "outcomes": _outcome_table(overall)},
+    }
+
+
+def _count_seat(c: Counter[str], is_chameleon: bool, outcome: str, valid: bool,
+                identified: bool, caused_fail: bool, usage: dict[str, Any]) -> None:
+    c["games"] += 1
+    c["fails_caused"] += caused_fail
+    c["input_tokens"] += int(usage.get("input_tokens", 0))
+    c["output_tokens"] += int(usage.get("output_tokens", 0))
+    if not valid:
+        return
+    c["valid"] += 1
+    others_won = outcome == IDENTIFIED_WIN
+    if is_chameleon:
+        c["chameleon_games"] += 1
+        c["chameleon_wins"] += not others_won
+        c["caught"] += identified
+        c["second_chance_wins"] += outcome == IDENTIFIED_LOSS
+    else:
+        c["non_chameleon_games"] += 1
+        c["non_chameleon_wins"] += others_won
+    c["wins"] += others_won != is_chameleon
+
+
+def _player_rates(c: Counter[str]) -> dict[str, Any]:
+    return {
+        **{k: c[k] for k in ("games", "valid", "wins", "chameleon_games", "chameleon_wins",
+                             "caught", "second_chance_wins", "non_chameleon_games",
+                             "non_chameleon_wins", "fails_caused", "input_tokens",
+                             "output_tokens")},
+        "win_rate": _ratio(c["wins"], c["valid"]),
+        "chameleon_win_rate": _ratio(c["chameleon_wins"], c["chameleon_games"]),
+        "caught_rate": _ratio(c["caught"], c["chameleon_games"]),
+        "second_chance_success_rate": _ratio(c["second_chance_wins"], c["caught"]),
+        "non_chameleon_win_rate": _ratio(c["non_chameleon_wins"], c["non_chameleon_games"]),
+        "fail_rate": _ratio(c["fails_caused"], c["games"]),
+    }
+
+
+_MATCHUP_COLUMNS = ["chameleon", "non_chameleons", "games", "valid", "valid_ratio",
+                    "identification_rate", "non_chameleon_win_rate",
+                    "second_chance_success_rate"]
+
+
+def _matchup_table(matchups: dict[tuple[str, str], _Tally]) -> dict[str, Any]:
+    rows = []
+    for (cham, others), tally in sorted(matchups.items()):
+        r = tally.rates()
+        rows.append([cham, others, *(r[k] for k in _MATCHUP_COLUMNS[2:])])
+    return {"columns": list(_MATCHUP_COLUMNS), "rows": rows}
+
+
+def _outcome_table(overall: _Tally) -> dict[str, Any]:
+    n = overall.c["games"]
+    rows = [[o, overall.c[o], _ratio(overall.c[o], n)] for o in (*OUTCOMES, "Aborted")
+            if o in OUTCOMES or overall.c[o]]
+    return {"columns": ["outcome", "games", "share"], "rows": rows}

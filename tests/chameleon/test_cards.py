@@ -1,0 +1,74 @@
+"""Cards: the shipped file, and clear errors for a user's malformed file (--cards)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stille_post.core.errors import ConfigError, UsageError
+from stille_post.core.rng import make_rng
+from stille_post.games.chameleon import GAME
+from stille_post.games.chameleon.cards import CardFileError, load_cards
+from stille_post.games.chameleon.rules import normalise, parse_response
+
+
+def test_shipped_cards() -> None:
+    """At least 20 categories of 16 one-word words, each word with hints that do not name
+    it or another word of its card (RULES.md §3 Setup)."""
+    cards = load_cards()
+    assert len(cards) >= 20
+    for card in cards:
+        assert len(card.words) >= 16, card.category
+        keys = {normalise(w) for w in card.words}
+        for w in card.words:
+            assert parse_response(w, 40) == w
+            hints = card.hints_for(w)
+            assert hints, (card.category, w)
+            assert not {normalise(h) for h in hints} & keys, (card.category, w)
+
+
+GOOD = '[[card]]\ncategory = "Mine"\nwords = ["alpha", "beta", "gamma", "delta"]\n'
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "cards.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[[card]\n", "not valid TOML"),
+    ("title = 'no cards'\n", "no \\[\\[card\\]\\] entries"),
+    ('[[card]]\nwords = ["a", "b"]\n', "non-empty string 'category'"),
+    ('[[card]]\ncategory = "X"\nwords = "a, b"\n', "must be a list of strings"),
+    ('[[card]]\ncategory = "X"\nwords = ["ice cream", "cake"]\n', "not a single word"),
+    ('[[card]]\ncategory = "X"\nwords = ["Cake", "cake"]\n', "repeated words"),
+    ('[[card]]\ncategory = "X"\nwords = ["a"]\n', "at least 2 words"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\nhints = {c = ["d"]}\n',
+     "not one of its words"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ncolour = "red"\n', "unknown keys"),
+    (GOOD + GOOD, "appears twice"),
+])
+def test_malformed_card_files(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(CardFileError, match=message) as info:
+        load_cards(_write(tmp_path, text))
+    assert isinstance(info.value, UsageError)  # the CLI prints one line and exits 2
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CardFileError, match="not found"):
+        load_cards(tmp_path / "nope.toml")
+
+
+def test_own_cards_through_prepare(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD)
+    prepared = GAME.prepare(seed=1, rng=make_rng(1), players=None,
+                            options={"cards": path, "words": 4})
+    assert prepared.header_extra()["category"] == "Mine"
+    assert prepared.game.deal.secret in ("alpha", "beta", "gamma", "delta")
+    with pytest.raises(ConfigError, match="no card has that many words"):
+        GAME.prepare(seed=1, rng=make_rng(1), players=None, options={"cards": path})
+    with pytest.raises(ConfigError, match="category"):
+        GAME.prepare(seed=1, rng=make_rng(1), players=None,
+                     options={"cards": path, "words": 4, "category": "Other"})

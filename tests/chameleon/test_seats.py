@@ -1,0 +1,89 @@
+"""Role-aware seats (--chameleon / --others / --players) and the seat records."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from stille_post.core.errors import ConfigError, UnknownPlayerError, UsageError
+from stille_post.games.chameleon import GAME, PreparedChameleon
+from stille_post.players.base import Player, PromptBook
+from stille_post.players.llm import LLMPlayer
+from stille_post.providers.scripted import ScriptedProvider
+
+from .conftest import prepare
+
+
+def _labels(prepared: PreparedChameleon) -> dict[int, tuple[str, str]]:
+    return {int(s): (v["player"], v["role"]) for s, v in prepared.seats_json().items()}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_chameleon_and_others(seed: int) -> None:
+    prepared = prepare(seed, {"chameleon": "bot:copycat", "others": "revealing"})
+    cham = prepared.game.deal.chameleon
+    for seat, (label, role) in _labels(prepared).items():
+        assert role == ("chameleon" if seat == cham else "non-chameleon")
+        assert label == ("bot:copycat" if seat == cham else "bot:revealing")
+
+
+def test_players_with_a_chameleon_override() -> None:
+    prepared = prepare(3, {"chameleon": "copycat"}, players=["trivial", "revealing",
+                                                             "heuristic", "trivial"])
+    cham = prepared.game.deal.chameleon
+    labels = _labels(prepared)
+    assert labels[cham] == ("bot:copycat", "chameleon")
+    expected = ["trivial", "revealing", "heuristic", "trivial"]
+    for seat in labels:
+        if seat != cham:
+            assert labels[seat][0] == f"bot:{expected[seat - 1]}"
+
+
+def test_defaults_and_num_players() -> None:
+    prepared = prepare(1, {"num_players": 6})
+    assert len(prepared.seats_json()) == 6
+    assert {v["player"] for v in prepared.seats_json().values()} == {"bot:heuristic"}
+    assert GAME.default_players(5) == ["heuristic"] * 5
+
+
+@pytest.mark.parametrize(("options", "players", "error", "message"), [
+    ({"others": "trivial"}, ["trivial"] * 4, ConfigError, "--others and --players"),
+    ({"num_players": 5}, ["trivial"] * 4, ConfigError, "names 4 seats"),
+    ({"num_players": 2}, None, ConfigError, "num_players"),
+    ({"tie_rule": "coin"}, None, ConfigError, "tie_rule"),
+    ({"guess_every": 3}, None, ConfigError, "guess_every"),
+    ({"chameleon": "wizard"}, None, UnknownPlayerError, "unknown player"),
+    ({"chameleon": "openai:gpt-5-mini"}, None, UsageError, "LLM seat"),
+])
+def test_bad_seat_options(options: dict[str, Any], players: list[str] | None,
+                          error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        prepare(0, options, players)
+
+
+def test_llm_chameleon_learns_its_role_from_the_system_prompt() -> None:
+    """An LLM seat is told its role in the system prompt of every request: the chameleon
+    that it is the chameleon, a non-chameleon the secret word."""
+    providers: dict[str, ScriptedProvider] = {}
+
+    def factory(raw: str, prompts: PromptBook) -> Player:
+        providers[raw] = ScriptedProvider(["blend", "1", "apple", "apple"])
+        return LLMPlayer(providers[raw], prompts, name=raw)
+
+    for seed in range(6):
+        providers.clear()
+        prepared = prepare(seed, {"chameleon": "openai:cham", "others": "trivial"},
+                           llm_factory=factory)
+        asyncio.run(prepared.play())
+        for request in providers["openai:cham"].requests:
+            assert "You ARE the chameleon" in request.system
+            assert request.messages[-1].role == "user"
+        providers.clear()
+        prepared = prepare(seed, {"chameleon": "trivial", "others": "openai:other"},
+                           llm_factory=factory)
+        asyncio.run(prepared.play())
+        secret = prepared.game.deal.secret
+        assert all(f'The secret word is "{secret}"' in r.system
+                   for r in providers["openai:other"].requests)
