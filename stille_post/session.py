@@ -37,6 +37,7 @@ class GameRun:
             "eliminated": s.get("eliminated", []),
             "placements": {str(k): v for k, v in self.outcome.placements.items()},
             "turns": s.get("turns", 0),
+            **({"outcome": s["outcome"]} if "outcome" in s else {}),
             **({"reason": self.outcome.reason} if self.outcome.reason else {}),
         }
 

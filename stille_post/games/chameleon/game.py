@@ -12,40 +12,22 @@ Visibility: the secret word appears only in the `role` events of the non-chamele
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from stille_post.core.errors import ParseError, ProviderError
 from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
+from stille_post.games.asking import Answer, Pending, ask
 from stille_post.games.base import GameOutcome
 from stille_post.games.chameleon import prompts as P
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.observation import observe
-from stille_post.players.base import Decision, Player
+from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import Usage
 
 GAME_NAME = "chameleon"
 T = TypeVar("T")
-
-
-@dataclass
-class _Pending:
-    """An event decided during a (possibly parallel) ask, emitted when it is applied."""
-
-    type: str
-    visibility: Visibility
-    data: dict[str, Any]
-
-
-@dataclass
-class _Answer:
-    value: Any = None
-    raw: str = ""
-    pending: list[_Pending] = field(default_factory=list)
-    failure: str | None = None  # why the seat gave no usable answer
 
 
 class _Void(Exception):
@@ -153,7 +135,7 @@ class ChameleonGame:
         self._emit("turn_start", actor=seat, text=P.turn_text(seat))
         answer = await self._ask(seat, P.WORD, self._parse_word)
         self._settle(seat, P.WORD, answer)
-        word: str = answer.value
+        word = answer.unwrap()
         self.responses[seat] = word
         extra: dict[str, Any] = {"raw": answer.raw[:200]} if answer.raw.strip() != word else {}
         self._emit("word", actor=seat, word=word, **extra, text=P.word_text(seat, word))
@@ -167,9 +149,9 @@ class ChameleonGame:
         for seat, answer in zip(self.seats, answers, strict=True):
             self._settle(seat, P.VOTE, answer)
         for seat, answer in zip(self.seats, answers, strict=True):
-            self.votes[seat] = answer.value
-            self._emit("vote", actor=seat, target=answer.value,
-                       text=P.vote_text(seat, answer.value))
+            target = answer.unwrap()
+            self.votes[seat] = target
+            self._emit("vote", actor=seat, target=target, text=P.vote_text(seat, target))
         counts = rules.tally(self.votes)
         top = rules.top_seats(counts)
         self.record.update(tally={str(s): n for s, n in counts.items()}, top=top,
@@ -194,7 +176,7 @@ class ChameleonGame:
                        text=P.tie_break_request_text(actor, tied))
             answer = await self._ask(actor, P.TIE_BREAK, self._parse_vote(tied))
             self._settle(actor, P.TIE_BREAK, answer)
-            picked = answer.value
+            picked = answer.unwrap()
         self.record["tie_break"] = {"rule": rule, "tied": tied, "picked": picked,
                                     **({"dealer": actor} if actor is not None else {})}
         self._emit("tie_break", actor=actor, rule=rule, tied=tied, picked=picked,
@@ -206,7 +188,7 @@ class ChameleonGame:
         self._emit("second_chance", actor=seat, text=P.second_chance_text(seat))
         answer = await self._ask(seat, P.GUESS, lambda text: rules.parse_guess(text, d.words))
         self._settle(seat, P.GUESS, answer)
-        word: str = answer.value
+        word = answer.unwrap()
         correct = rules.same_word(word, d.secret)
         self.record.update(guess=word, guess_correct=correct)
         self._emit("guess", actor=seat, guess=answer.raw.strip()[:200], word=word,
@@ -224,48 +206,32 @@ class ChameleonGame:
 
     # --- asking players ------------------------------------------------------------------
 
-    async def _ask(self, seat: int, kind: str, parse: Callable[[str], T]) -> _Answer:
-        answer = _Answer()
-        repair: str | None = None
-        for attempt in range(self.config.repair_attempts + 1):
-            extra = [Event(0, p.type, self.log.round, self.log.turn, seat, p.visibility,
-                           p.data) for p in answer.pending]
+    async def _ask(self, seat: int, kind: str, parse: Callable[[str], T]) -> Answer[T]:
+        def decision_for(pending: Sequence[Pending], repair: str | None) -> Decision[Any]:
+            extra = [p.preview(self.log.round, self.log.turn) for p in pending]
             obs = observe(seat, self.config.max_word_chars, (*self.log.views[seat], *extra))
-            decision = Decision(GAME_NAME, kind, seat, obs, (), repair)
-            try:
-                # asyncio.timeout, unlike wait_for, does not wrap each answer in a task:
-                # bot games are thousands per second and pay for every task.
-                async with asyncio.timeout(self.config.decision_timeout_s):
-                    action = await self.players[seat].decide(decision)
-            except ProviderError as exc:
-                answer.failure = f"the model could not be reached ({exc})"
-                return answer
-            except TimeoutError:
-                answer.failure = f"no answer within {self.config.decision_timeout_s:g} s"
-                return answer
-            if action.usage is not None:
-                self.usage[seat] = self.usage[seat] + action.usage
-            answer.raw = action.text
-            try:
-                answer.value = parse(action.text)
-                return answer
-            except ParseError as exc:
-                repair = exc.reason
-                if attempt == self.config.repair_attempts:
-                    answer.failure = f"invalid reply ({exc.reason})"
-                    return answer
-                answer.pending.append(_Pending(
-                    "repair_request", Visibility.only(seat),
-                    {"seat": seat, "decision": kind, "reason": exc.reason,
-                     "rejected_text": action.text[:200], "text": P.repair_text(exc.reason)}))
-        raise AssertionError("unreachable")
+            return Decision(GAME_NAME, kind, seat, obs, (), repair)
 
-    def _flush(self, answer: _Answer) -> None:
+        def repair_notice(reason: str, action: Action) -> Pending:
+            return Pending("repair_request", Visibility.only(seat),
+                           {"seat": seat, "decision": kind, "reason": reason,
+                            "rejected_text": action.text[:200], "text": P.repair_text(reason)},
+                           actor=seat)
+
+        answer = await ask(self.players[seat], decision_for=decision_for,
+                           validate=lambda action: parse(action.text),
+                           repair_attempts=self.config.repair_attempts,
+                           timeout_s=self.config.decision_timeout_s,
+                           repair_notice=repair_notice)
+        self.usage[seat] = self.usage[seat] + answer.usage
+        return answer
+
+    def _flush(self, answer: Answer[Any]) -> None:
         for p in answer.pending:
-            self._emit(p.type, actor=p.data.get("seat"), visibility=p.visibility, **p.data)
+            self._emit(p.type, actor=p.actor, visibility=p.visibility, **p.data)
         answer.pending.clear()
 
-    def _settle(self, seat: int, kind: str, answer: _Answer) -> None:
+    def _settle(self, seat: int, kind: str, answer: Answer[Any]) -> None:
         self._flush(answer)
         if answer.failure is not None:
             # The rejected text is not published: a non-chameleon's unusable reply may

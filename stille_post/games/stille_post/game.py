@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from stille_post.core.errors import ParseError, ProviderError
+from stille_post.core.errors import ParseError
 from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
 from stille_post.core.roster import Roster
+from stille_post.games.asking import Answer, Pending, ask
 from stille_post.games.base import GameOutcome
 from stille_post.games.stille_post import prompts as P
 from stille_post.games.stille_post import rules
@@ -30,23 +30,6 @@ GAME_NAME = "stille-post"
 T = TypeVar("T")
 
 _SEAT_ARG = re.compile(r"^\s*(?:player\s*|p)?(\d+)\s*$", re.IGNORECASE)
-
-
-@dataclass
-class _Pending:
-    """An event decided during a (possibly parallel) ask, emitted when it is applied."""
-
-    type: str
-    visibility: Visibility
-    data: dict[str, Any]
-    actor: int | None = None
-
-
-@dataclass
-class _Answer:
-    value: Any = None
-    pending: list[_Pending] = field(default_factory=list)
-    forfeit: str | None = None  # why the seat forfeits this decision
 
 
 class StillePostGame:
@@ -159,50 +142,33 @@ class StillePostGame:
             events=(*self.log.views[seat], *extra),
         )
 
-    async def _ask(self, seat: int, kind: str, validate: Callable[[Action], T]) -> _Answer:
-        answer = _Answer()
-        repair: str | None = None
-        for attempt in range(self.config.repair_attempts + 1):
-            extra = [Event(0, p.type, self.log.round, self.log.turn, p.actor, p.visibility,
-                           p.data) for p in answer.pending]
-            decision = Decision(GAME_NAME, kind, seat, self._observe(seat, extra), P.TOOLS,
-                                repair)
-            try:
-                # asyncio.timeout, not wait_for: no extra task per decision.
-                async with asyncio.timeout(self.config.decision_timeout_s):
-                    action = await self.players[seat].decide(decision)
-            except ProviderError as exc:
-                answer.forfeit = f"the model could not be reached ({exc})"
-                return answer
-            except TimeoutError:
-                answer.forfeit = f"no answer within {self.config.decision_timeout_s:g} s"
-                return answer
-            if action.usage is not None:
-                self.usage[seat] = self.usage[seat] + action.usage
-            try:
-                answer.value = validate(action)
-                return answer
-            except ParseError as exc:
-                repair = exc.reason
-                if attempt == self.config.repair_attempts:
-                    answer.forfeit = f"invalid reply ({exc.reason})"
-                    return answer
-                answer.pending.append(_Pending(
-                    "repair_request", Visibility.only(seat),
-                    {"seat": seat, "reason": exc.reason, "rejected_text": action.text[:200],
-                     "text": P.repair_text(exc.reason)}))
-        raise AssertionError("unreachable")
+    async def _ask(self, seat: int, kind: str, validate: Callable[[Action], T]) -> Answer[T]:
+        def decision_for(pending: Sequence[Pending], repair: str | None) -> Decision[Any]:
+            extra = [p.preview(self.log.round, self.log.turn) for p in pending]
+            return Decision(GAME_NAME, kind, seat, self._observe(seat, extra), P.TOOLS, repair)
 
-    def _settle(self, seat: int, answer: _Answer) -> None:
+        def repair_notice(reason: str, action: Action) -> Pending:
+            return Pending("repair_request", Visibility.only(seat),
+                           {"seat": seat, "reason": reason, "rejected_text": action.text[:200],
+                            "text": P.repair_text(reason)})
+
+        answer = await ask(self.players[seat], decision_for=decision_for, validate=validate,
+                           repair_attempts=self.config.repair_attempts,
+                           timeout_s=self.config.decision_timeout_s,
+                           repair_notice=repair_notice)
+        self.usage[seat] = self.usage[seat] + answer.usage
+        return answer
+
+    def _settle(self, seat: int, answer: Answer[Any]) -> None:
         for p in answer.pending:
             self._emit(p.type, actor=p.actor, visibility=p.visibility, **p.data)
-        if answer.forfeit is None:
+        if answer.failure is None:
             self.forfeit_streak[seat] = 0
             return
         self.forfeit_streak[seat] += 1
         streak = self.forfeit_streak[seat]
-        self._emit("forfeit", seat=seat, reason=answer.forfeit, streak=streak,
-                   text=P.forfeit_text(seat, answer.forfeit))
+        self._emit("forfeit", seat=seat, reason=answer.failure, streak=streak,
+                   text=P.forfeit_text(seat, answer.failure))
         if streak >= self.config.max_forfeits and seat in self.active:
             self._remove(seat, "unresponsive", P.removed_text(seat, streak))
 
