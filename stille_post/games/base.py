@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from stille_post.core.errors import ConfigError
 from stille_post.core.events import EventSink
 from stille_post.core.rng import Rng
 from stille_post.players.base import Player, PromptBook
@@ -49,3 +52,27 @@ class GameDefinition(Protocol):
         options: Mapping[str, Any],
         llm_factory: LLMFactory | None = None,
     ) -> PreparedGame: ...
+
+
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+
+
+def build_config(
+    config_cls: type[ConfigT], options: Mapping[str, Any], players: Sequence[str] | None
+) -> ConfigT:
+    """A game's validated config from the options the user gave (None = not given).
+
+    `--players` sets the seat count unless `--num-players` was given too, in which case the
+    two must agree. A validation error becomes one line naming the offending option.
+    """
+    opts = {k: v for k, v in options.items() if v is not None}
+    if players:
+        n = opts.setdefault("num_players", len(players))
+        if n != len(players):
+            raise ConfigError(f"--players names {len(players)} seats but --num-players is {n}")
+    try:
+        return config_cls(**opts)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or "config"
+        raise ConfigError(f"{where}: {first['msg']}") from None

@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.rng import Rng, derive_rng
-from stille_post.games.base import GameOutcome, LLMFactory
+from stille_post.games.base import GameOutcome, LLMFactory, build_config
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.bots import BOTS
 from stille_post.games.chameleon.cards import Card, load_cards
@@ -27,12 +25,6 @@ from stille_post.players.base import Player
 from stille_post.players.specs import SeatSpec, parse_seat_spec
 
 DEFAULT_BOT = "heuristic"
-
-
-def config_error(exc: ValidationError) -> ConfigError:
-    first = exc.errors()[0]
-    where = ".".join(str(x) for x in first.get("loc", ())) or "config"
-    return ConfigError(f"{where}: {first['msg']}")
 
 
 class PreparedChameleon:
@@ -84,21 +76,13 @@ class ChameleonDefinition:
         options: Mapping[str, Any],
         llm_factory: LLMFactory | None = None,
     ) -> PreparedChameleon:
-        opts = {k: v for k, v in options.items() if v is not None}
+        opts = dict(options)
         chameleon_spec: str | None = opts.pop("chameleon", None)
         others_spec: str | None = opts.pop("others", None)
-        if players:
-            if others_spec is not None:
-                raise ConfigError("--others and --players both name the non-chameleon seats; "
-                                  "use one of them")
-            n = opts.setdefault("num_players", len(players))
-            if n != len(players):
-                raise ConfigError(f"--players names {len(players)} seats but --num-players "
-                                  f"is {n}")
-        try:
-            config = ChameleonConfig(**opts)
-        except ValidationError as exc:
-            raise config_error(exc) from None
+        if players and others_spec is not None:
+            raise ConfigError("--others and --players both name the non-chameleon seats; "
+                              "use one of them")
+        config = build_config(ChameleonConfig, opts, players)
         cards = playable_cards(config)
         deal = rules.deal(rng, [(c.category, c.words) for c in cards], config.num_players,
                           config.words)

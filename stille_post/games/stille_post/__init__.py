@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.rng import Rng, derive_rng
 from stille_post.core.roster import Roster, RosterModel, load_roster
-from stille_post.games.base import GameOutcome, LLMFactory
+from stille_post.games.base import GameOutcome, LLMFactory, build_config
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
@@ -21,12 +19,6 @@ from stille_post.players.base import Player
 from stille_post.players.specs import SeatSpec, parse_seat_spec
 
 DEFAULT_SEATS = ("detective", "cautious", "gambler", "random")
-
-
-def config_error(exc: ValidationError) -> ConfigError:
-    first = exc.errors()[0]
-    where = ".".join(str(x) for x in first.get("loc", ())) or "config"
-    return ConfigError(f"{where}: {first['msg']}")
 
 
 class PreparedStillePost:
@@ -79,15 +71,7 @@ class StillePostDefinition:
         options: Mapping[str, Any],
         llm_factory: LLMFactory | None = None,
     ) -> PreparedStillePost:
-        opts = {k: v for k, v in options.items() if v is not None}
-        if players:
-            n = opts.setdefault("num_players", len(players))
-            if n != len(players):
-                raise ConfigError(f"--players names {len(players)} seats but --num-players is {n}")
-        try:
-            config = StillePostConfig(**opts)
-        except ValidationError as exc:
-            raise config_error(exc) from None
+        config = build_config(StillePostConfig, options, players)
         specs = [parse_seat_spec(p, self.bot_names)
                  for p in (players or self.default_players(config.num_players))]
         roster = load_roster(config.roster)
@@ -118,9 +102,8 @@ def _llm_identities(
             continue
         match = next((m for m in roster if spec.model in (m.id, m.api_model)), None)
         if match is None:
-            match = RosterModel(id=spec.model, provider="openai-compatible"
-                                if spec.provider == "openai-compatible" else spec.provider,  # type: ignore[arg-type]
-                                tier="efficient")
+            # Off-roster models are unknown quantities: filed as efficient, under their kind.
+            match = RosterModel(id=spec.model, provider=spec.provider, tier="efficient")
             added.append(match)
         pins[seat] = match.id
     if len(set(pins.values())) != len(pins):
