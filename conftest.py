@@ -15,11 +15,8 @@ import pytest
 
 ROOT = Path(__file__).parent
 
-# Secrets never reach a cassette: these headers and query parameters are filtered.
-FILTER_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "openai-organization",
-                  "openai-project", "cookie"]
-_DROP_RESPONSE_HEADERS = {"set-cookie", "openai-organization", "openai-project", "request-id",
-                          "x-request-id", "anthropic-organization-id", "cf-ray"}
+# The VCR configuration (secret filters, header allow-lists, matching) is shared with the
+# CLI's --record/--replay: one definition in stille_post.providers.recording.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,23 +33,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    headers = response.get("headers") or {}
-    for name in list(headers):
-        if name.lower() in _DROP_RESPONSE_HEADERS:
-            del headers[name]
-    return response
-
-
 @pytest.fixture(scope="module")
 def vcr_config() -> dict[str, Any]:
-    return {
-        "filter_headers": FILTER_HEADERS,
-        "filter_query_parameters": ["key"],
-        "before_record_response": _scrub_response,
-        "decode_compressed_response": True,
-        "match_on": ["method", "scheme", "host", "port", "path", "body"],
-    }
+    from stille_post.providers.recording import vcr_config as shared_vcr_config
+
+    return shared_vcr_config()
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from stille_post.core.rng import make_rng
 from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.base import GameOutcome, LLMFactory
+from stille_post.providers.base import Usage
 
 
 @dataclass
@@ -26,9 +27,18 @@ class GameRun:
     seats: dict[str, dict[str, Any]]
     outcome: GameOutcome
 
+    def cost_usd(self) -> float:
+        rows = usage_json(self.seats, self.outcome.usage).values()
+        return round(sum(float(r.get("cost_usd", 0.0)) for r in rows), 6)
+
+    def tokens(self) -> int:
+        return sum(u.input_tokens + u.output_tokens for u in self.outcome.usage.values())
+
     def summary(self) -> dict[str, Any]:
-        """The `play --json` summary (stable keys; see README)."""
+        """The `play --json` summary (stable keys; see README). Games with LLM seats add
+        `tokens` and `cost_usd`."""
         s = self.outcome.summary
+        spent = {"tokens": self.tokens(), "cost_usd": self.cost_usd()} if self.tokens() else {}
         return {
             "status": self.outcome.status,
             "seed": self.seed,
@@ -38,6 +48,7 @@ class GameRun:
             "placements": {str(k): v for k, v in self.outcome.placements.items()},
             "turns": s.get("turns", 0),
             **({"outcome": s["outcome"]} if "outcome" in s else {}),
+            **spent,
             **({"reason": self.outcome.reason} if self.outcome.reason else {}),
         }
 
@@ -71,7 +82,27 @@ async def play_game(
             status=outcome.status,
             reason=outcome.reason,
             placements=outcome.placements,
-            usage={s: u.to_json() for s, u in outcome.usage.items()},
+            usage=usage_json(seats, outcome.usage),
             summary=outcome.summary,
         )
     return GameRun(game.name, seed, out, seats, outcome)
+
+
+def usage_json(seats: Mapping[str, Mapping[str, Any]], usage: Mapping[int, Usage]
+               ) -> dict[int, dict[str, Any]]:
+    """Per-seat tokens, and dollars for seats that called a priced model.
+
+    A seat is priced by its model: the API name in its spec ("openai:gpt-5-mini"), which
+    for Stille Post is also its identity. Bots spend nothing.
+    """
+    from stille_post.providers.pricing import cost_usd
+
+    out: dict[int, dict[str, Any]] = {}
+    for seat, u in usage.items():
+        row: dict[str, Any] = u.to_json()
+        label = str(seats.get(str(seat), {}).get("player", ""))
+        kind, _, model = label.partition(":")
+        if kind != "bot" and model and (u.input_tokens or u.output_tokens):
+            row["cost_usd"] = round(cost_usd(model.split("@")[0], u), 6)
+        out[seat] = row
+    return out

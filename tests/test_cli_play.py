@@ -68,6 +68,7 @@ def test_play_renders_the_conversation(tmp_path: Path, monkeypatch, capsys) -> N
         (["play", "--match", "sloppy"], "match"),
         (["play", "nonsense-game"], "unknown game"),
         (["play", "--players", "openai:gpt-5-mini,random,random,random"], "--online"),
+        (["play", "--players", "openai:gpt-5-mini,bot,bot,bot"], "--online"),  # the issue's
         (["play", "--players", "mistral:large,random"], "unknown provider 'mistral'"),
         (["play", "--roster", "/nonexistent/roster.toml"], "roster file not found"),
     ],

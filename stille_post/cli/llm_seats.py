@@ -1,23 +1,154 @@
 """LLM seats for the CLI: --online / --record / --replay.
 
-Placeholder until the providers issue lands: without a provider layer every LLM seat is
-refused before the game starts, with one clear line.
+- neither --online nor --replay: no factory (the game refuses LLM seats with one line);
+- --online: live calls, keys from the environment (a missing key is one line naming it);
+- --online --record PATH: live calls, and every HTTP exchange of the game goes to a VCR
+  cassette at PATH, with the shared secret filters (providers/recording.py);
+- --replay PATH: offline, record mode `none`; dummy keys stand in for missing ones (the
+  cassette never holds a key), and a request the cassette lacks fails at once.
+
+Replay keeps our own retry loop, so a recorded 429-then-success replays as the same
+success; it only stops *waiting* (the recorded Retry-After is honoured live, not here).
+SDK-internal retries are off everywhere (see providers/retry.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from stille_post.core.errors import UsageError
 from stille_post.games.base import LLMFactory
+from stille_post.players.base import Player, PromptBook
+
+# A replayed cassette must see byte-identical requests, so these caps are part of the
+# recording: change one and the cassettes recorded with it must be re-recorded.
+DEFAULT_MAX_OUTPUT_TOKENS: dict[str, int] = {
+    # Local models are slow and ramble; a Stille Post message is a few sentences.
+    "openai-compatible": 160,
+}
+_KEY_ENV = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
+}
+REPLAY_DUMMY_KEY = "replay-dummy-key"
+
+
+def seat_provider_options(kind: str, *, replay: bool) -> dict[str, Any]:
+    """Provider options for one seat: replay gets dummy keys and a retry loop that never
+    sleeps; live play uses the defaults."""
+    from stille_post.providers.retry import RetryPolicy, no_sleep
+
+    options: dict[str, Any] = {}
+    if replay:
+        if not any(os.environ.get(name) for name in _KEY_ENV.get(kind, ())):
+            options["api_key"] = REPLAY_DUMMY_KEY
+        options["retry_policy"] = RetryPolicy(sleep=no_sleep, jitter=lambda: 0.0)
+    return options
+
+
+class SeatFactory:
+    """The LLMFactory `prepare()` calls for each LLM seat spec ("openai:gpt-5-mini", ...).
+
+    It remembers the providers it made so that a caller that owns the event loop can
+    close their connections on it (`await factory.aclose()`)."""
+
+    def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
+                 extra_options: Mapping[str, Any] | None = None) -> None:
+        from stille_post.core.roster import load_roster
+
+        self.replay = replay
+        self.base_urls = dict(base_urls or {})
+        self.extra_options = dict(extra_options or {})
+        self.roster = load_roster()
+        self.providers: list[Any] = []
+
+    def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
+        from stille_post.players.llm import LLMPlayer
+        from stille_post.players.specs import parse_seat_spec
+        from stille_post.providers import create_provider
+
+        spec = parse_seat_spec(spec_text, ())
+        assert spec.provider is not None and spec.model is not None
+        known = next((m for m in self.roster if spec.model in (m.id, m.api_model)), None)
+        # The roster id is the game identity; the API may know the model by another name.
+        api_model = known.api_name if known is not None else spec.model
+        options = seat_provider_options(spec.provider, replay=self.replay)
+        base_url = spec.base_url or self.base_urls.get(spec.provider)
+        if base_url:
+            options["base_url"] = base_url
+        options.update(self.extra_options)
+        provider = create_provider(spec.provider, api_model, **options)
+        self.providers.append(provider)
+        return LLMPlayer(provider, prompts, name=spec.raw,
+                         max_output_tokens=_max_output_tokens(spec.provider))
+
+    async def aclose(self) -> None:
+        for provider in self.providers:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def make_llm_factory(
+    *,
+    replay: bool = False,
+    base_urls: Mapping[str, str] | None = None,
+    extra_options: Mapping[str, Any] | None = None,
+) -> SeatFactory:
+    return SeatFactory(replay=replay, base_urls=base_urls, extra_options=extra_options)
+
+
+def _max_output_tokens(kind: str) -> int | None:
+    raw = os.environ.get("STILLE_POST_MAX_OUTPUT_TOKENS")
+    if raw:
+        try:
+            return max(1, int(raw))
+        except ValueError:
+            raise UsageError(
+                f"STILLE_POST_MAX_OUTPUT_TOKENS must be an integer, got {raw!r}") from None
+    return DEFAULT_MAX_OUTPUT_TOKENS.get(kind)
 
 
 @contextmanager
 def llm_session(
-    *, online: bool, record: Path | None, replay: Path | None
+    *,
+    online: bool,
+    record: Path | None,
+    replay: Path | None,
+    base_urls: Mapping[str, str] | None = None,
+    rewrite_hosts: Mapping[str, str] | None = None,
+    extra_options: Mapping[str, Any] | None = None,
 ) -> Iterator[LLMFactory | None]:
-    if record is not None or replay is not None or online:
-        raise UsageError("LLM seats are not available in this build yet")
-    yield None
+    """Yields the LLM factory for one game (or None when LLM seats are not allowed).
+
+    `base_urls` / `rewrite_hosts` are for the recording tools: they point a kind at a
+    local emulator and store the traffic under the real API's address."""
+    if record is not None and replay is not None:
+        raise UsageError("--record and --replay cannot be combined")
+    if record is not None and not online:
+        raise UsageError("--record needs --online: it records a live game")
+    if replay is not None and online:
+        raise UsageError("--replay plays offline from the cassette; drop --online")
+    if replay is not None and not replay.is_file():
+        raise UsageError(f"no cassette at {replay}")
+    if record is not None and record.exists():
+        raise UsageError(f"{record} already exists; choose a new cassette path")
+    if not online and replay is None:
+        yield None
+        return
+    from stille_post.providers.recording import cassette
+
+    with ExitStack() as stack:
+        if record is not None:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(cassette(record, mode="record", rewrite_hosts=rewrite_hosts))
+        elif replay is not None:
+            stack.enter_context(cassette(replay, mode="replay"))
+        yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
+                               extra_options=extra_options)

@@ -95,14 +95,12 @@ def register(app: typer.Typer) -> None:
         path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
         console = Console(stderr=as_json, quiet=as_json)
         err = Console(stderr=True)
-        if not as_json:
-            console.print(f"[bold]{definition.name}[/] seed [bold]{seed}[/]")
         from stille_post.cli.llm_seats import llm_session
 
         with llm_session(online=online, record=record, replay=replay) as llm_factory:
             watch = None
             if not (as_json or quiet):
-                watch = _Watch(console)
+                watch = _Watch(console, f"[bold]{definition.name}[/] seed [bold]{seed}[/]")
             run = asyncio.run(play_game(
                 definition.name, seed=seed, out=path, players=parse_players(players),
                 options=options, llm_factory=llm_factory, watch=watch,
@@ -112,7 +110,9 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(summary, sort_keys=False))
         else:
             _print_summary(console, run.seats, summary)
-            console.print(f"transcript: {run.transcript}")
+            spent = (f", {summary['tokens']:,} tokens, ${summary['cost_usd']:.4f}"
+                     if "tokens" in summary else "")
+            console.print(f"seed {seed}{spent}; transcript: {run.transcript}")
         baseline = _baseline(run.transcript)
         if baseline is not None and baseline >= 1.0:
             err.print("[yellow]warning:[/] this configuration has at least as many guess "
@@ -123,14 +123,17 @@ def register(app: typer.Typer) -> None:
 
 
 class _Watch:
-    """Creates the renderer lazily: the seats are known only once the game is prepared."""
+    """Renders events live; the banner waits for the first event, so a game refused
+    before it starts prints only its one-line error."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, banner: str) -> None:
         self.console = console
+        self.banner = banner
         self.renderer: LiveRenderer | None = None
 
     def __call__(self, event: Any) -> None:
         if self.renderer is None:
+            self.console.print(self.banner)
             self.renderer = LiveRenderer(self.console, {})
         self.renderer(event)
 

@@ -76,3 +76,10 @@ def build_config(
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first.get("loc", ())) or "config"
         raise ConfigError(f"{where}: {first['msg']}") from None
+
+
+def resolve_default_bots(players: Sequence[str], defaults: Sequence[str]) -> list[str]:
+    """A bare `bot` seat plays the game's default bot for that seat, so one can write
+    `--players openai:gpt-5-mini,bot,bot,bot`."""
+    return [d if p.strip() in ("bot", "bot:") else p for p, d in zip(players, defaults,
+                                                                      strict=True)]

@@ -25,6 +25,10 @@ PROVIDER_KINDS: dict[str, str] = {
     "scripted": "stille_post.providers.scripted:ScriptedProvider",
     # A provider with a fixed latency and canned answers, for benchmarks (tournament issue).
     "simulated": "stille_post.providers.simulated:SimulatedProvider",
+    "openai": "stille_post.providers.openai_api:OpenAIProvider",
+    "openai-compatible": "stille_post.providers.openai_api:OpenAICompatibleProvider",
+    "anthropic": "stille_post.providers.anthropic_api:AnthropicProvider",
+    "google": "stille_post.providers.google_api:GoogleProvider",
 }
 
 
@@ -36,8 +40,10 @@ def create_provider(kind: str, model: str, **options: Any) -> Provider:
     module_name, factory_name = target.split(":")
     factory = getattr(import_module(module_name), factory_name)
     if kind == "scripted":
-        return factory(options.pop("script", []), model=model)  # type: ignore[no-any-return]
-    return factory(model, **options)  # type: ignore[no-any-return]
+        provider: Provider = factory(options.pop("script", []), model=model)
+        return provider
+    provider = factory(model, **options)
+    return provider
 
 
 __all__ = [

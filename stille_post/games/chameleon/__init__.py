@@ -14,7 +14,7 @@ from typing import Any
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.rng import Rng, derive_rng
-from stille_post.games.base import GameOutcome, LLMFactory, build_config
+from stille_post.games.base import GameOutcome, LLMFactory, build_config, resolve_default_bots
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.bots import BOTS
 from stille_post.games.chameleon.cards import Card, load_cards
@@ -83,6 +83,8 @@ class ChameleonDefinition:
             raise ConfigError("--others and --players both name the non-chameleon seats; "
                               "use one of them")
         config = build_config(ChameleonConfig, opts, players)
+        if players:
+            players = resolve_default_bots(players, self.default_players(len(players)))
         cards = playable_cards(config)
         deal = rules.deal(rng, [(c.category, c.words) for c in cards], config.num_players,
                           config.words)

@@ -9,7 +9,7 @@ from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.rng import Rng, derive_rng
 from stille_post.core.roster import Roster, RosterModel, load_roster
-from stille_post.games.base import GameOutcome, LLMFactory, build_config
+from stille_post.games.base import GameOutcome, LLMFactory, build_config, resolve_default_bots
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
@@ -72,8 +72,9 @@ class StillePostDefinition:
         llm_factory: LLMFactory | None = None,
     ) -> PreparedStillePost:
         config = build_config(StillePostConfig, options, players)
+        defaults = self.default_players(config.num_players)
         specs = [parse_seat_spec(p, self.bot_names)
-                 for p in (players or self.default_players(config.num_players))]
+                 for p in resolve_default_bots(players or defaults, defaults)]
         roster = load_roster(config.roster)
         roster, pins, added = _llm_identities(roster, specs, config.pinned)
         if pins != config.pinned:

@@ -1,0 +1,184 @@
+"""Anthropic Messages API (kind `anthropic`) with native `tool_use`.
+
+Normalisation of real replies (see ../shared/real-api-cassettes):
+- a reply is a list of blocks; `text` blocks are joined into the text, `tool_use` blocks
+  become tool calls, `thinking` / `redacted_thinking` blocks are NOT text: they are kept
+  opaque on `provider_data` (and on the first tool call) and sent back untouched, which
+  the API requires when extended thinking meets tool use;
+- `input_tokens` excludes cache reads (those are `cached_input_tokens`) and here includes
+  cache writes (`cache_creation_input_tokens`, also kept on `provider_data`);
+  `cache_read_input_tokens` may be missing.
+
+Cost: the rendered history is append-only, so two `cache_control` breakpoints are placed
+on the stable prefix: the end of the system prompt (which also covers the tools, rendered
+before it) and the last block of the newest message, so the next call of the same seat
+reads everything up to here from the cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stille_post.providers._common import (
+    ACCEPT_ENCODING,
+    DEFAULT_TIMEOUT_S,
+    apply_concurrency,
+    make_policy,
+    parse_arguments,
+    resolve_key,
+)
+from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.retry import RetryPolicy, limiter_for
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+# The API requires max_tokens; a Stille Post turn is a short message and one tool call.
+DEFAULT_MAX_TOKENS = 2048
+THINKING_KEY = "anthropic_thinking"
+_THINKING_TYPES = ("thinking", "redacted_thinking")
+_CACHE = {"type": "ephemeral"}
+
+
+def _thinking_of(m: Message) -> list[dict[str, Any]]:
+    blocks = m.provider_data.get(THINKING_KEY)
+    if not blocks and m.tool_calls:
+        blocks = m.tool_calls[0].provider_data.get(THINKING_KEY)
+    return [dict(b) for b in blocks or []]
+
+
+def _blocks(m: Message) -> list[dict[str, Any]]:
+    if m.role == "tool":
+        return [{"type": "tool_result", "tool_use_id": m.tool_call_id or "",
+                 "content": m.content}]
+    if m.role == "user":
+        return [{"type": "text", "text": m.content}] if m.content else []
+    blocks = _thinking_of(m)
+    if m.content:  # the API rejects empty text blocks
+        blocks.append({"type": "text", "text": m.content})
+    for i, c in enumerate(m.tool_calls):
+        blocks.append({"type": "tool_use", "id": c.id or f"toolu_{i}", "name": c.name,
+                       "input": c.arguments})
+    return blocks
+
+
+def to_anthropic_messages(request: ChatRequest, *, cache: bool = True) -> list[dict[str, Any]]:
+    """Messages with tool results as user blocks; consecutive same-role turns merged,
+    because tool results must sit in the one user turn right after the tool_use turn."""
+    out: list[dict[str, Any]] = []
+    for m in request.messages:
+        role = "assistant" if m.role == "assistant" else "user"
+        blocks = _blocks(m)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    if cache and out:
+        last = out[-1]["content"][-1]
+        if last.get("type") not in _THINKING_TYPES:
+            last["cache_control"] = dict(_CACHE)
+    return out
+
+
+def tool_choice_param(choice: str | None) -> dict[str, Any] | None:
+    if choice is None:
+        return None
+    mapping = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
+    return mapping.get(choice, {"type": "tool", "name": choice})
+
+
+def completion_from_anthropic(resp: Any, model: str) -> Completion:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    thinking: list[dict[str, Any]] = []
+    for block in getattr(resp, "content", None) or []:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            texts.append(block.text or "")
+        elif kind == "tool_use":
+            args, malformed = parse_arguments(getattr(block, "input", None))
+            calls.append(ToolCall(block.name or "", args, id=block.id or None,
+                                  malformed=malformed))
+        elif kind in _THINKING_TYPES:
+            thinking.append(block.model_dump(mode="json", exclude_none=True))
+    data: dict[str, Any] = {THINKING_KEY: thinking} if thinking else {}
+    if calls and thinking:
+        # A tool-only turn publishes no message event, so the calls carry the blocks too.
+        first = calls[0]
+        calls[0] = ToolCall(first.name, first.arguments, first.id, first.malformed,
+                            {THINKING_KEY: thinking})
+    u = getattr(resp, "usage", None)
+    created = int(getattr(u, "cache_creation_input_tokens", 0) or 0)
+    if created:
+        data["cache_creation_input_tokens"] = created
+    # Cache writes are prompt tokens the model processed, not cached ones: counting them as
+    # input keeps token totals (and costs) honest when every call writes a breakpoint.
+    usage = Usage(
+        int(getattr(u, "input_tokens", 0) or 0) + created,
+        int(getattr(u, "output_tokens", 0) or 0),
+        int(getattr(u, "cache_read_input_tokens", 0) or 0),
+    ) if u is not None else Usage()
+    return Completion("".join(texts), calls, usage, getattr(resp, "model", None) or model,
+                      getattr(resp, "stop_reason", None), data)
+
+
+class AnthropicProvider:
+    kind = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
+        retry_policy: RetryPolicy | None = None,
+        prompt_caching: bool = True,
+    ) -> None:
+        from anthropic import AsyncAnthropic
+
+        self.model = model
+        self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        key = resolve_key(api_key, ["ANTHROPIC_API_KEY"], self.kind)
+        self.policy = make_policy(max_retries, retry_policy)
+        self.prompt_caching = prompt_caching
+        apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self.client = AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
+                                     timeout=timeout or DEFAULT_TIMEOUT_S,
+                                     default_headers=ACCEPT_ENCODING)
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+            "messages": to_anthropic_messages(request, cache=self.prompt_caching),
+        }
+        if request.system:
+            block: dict[str, Any] = {"type": "text", "text": request.system}
+            if self.prompt_caching:
+                block["cache_control"] = dict(_CACHE)
+            params["system"] = [block]
+        if request.tools:
+            params["tools"] = [{"name": t.name, "description": t.description,
+                                "input_schema": t.parameters} for t in request.tools]
+            choice = tool_choice_param(request.tool_choice)
+            if choice is not None:
+                params["tool_choice"] = choice
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections on the loop that opened them (optional)."""
+        await self.client.close()
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        params = self._params(request)
+        resp = await self.policy.run(
+            lambda: self.client.messages.create(**params),
+            label=f"{self.kind}:{self.model}",
+            limiter=limiter_for(self.kind, self.base_url),
+        )
+        return completion_from_anthropic(resp, self.model)

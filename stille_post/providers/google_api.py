@@ -1,0 +1,231 @@
+"""Google Gemini through google-genai (kind `google`): `generate_content` with function
+declarations and automatic function calling OFF (the Game Master runs the tools, not the
+SDK).
+
+Facts this module follows (DESIGN.md "Record and replay"):
+- `HttpOptions(api_version="v1beta")`: google-genai 3.x would call `/v1/`, the real
+  recordings use `/v1beta/`;
+- the httpx2 transport is forced (our own `httpx2.AsyncClient`), because
+  with aiohttp importable the SDK switches to aiohttp, which vcrpy records as a lowercase
+  `post` that does not replay;
+- the `genai.Client` is kept on the provider: a client used inline is closed under you;
+- `HttpRetryOptions(attempts=1)`: one attempt and no implicit SDK retries; ours decide.
+
+Normalisation: function calls may come in parallel, with a `thoughtSignature` on the part
+(Gemini 3 wants it sent back; only the first parallel call has one). Signatures are bytes
+in the SDK and base64 text on `ToolCall.provider_data` so that transcripts stay JSON.
+Thought parts are not text. `output_tokens` counts candidates + thoughts, because
+thoughts are billed as output.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from stille_post.providers._common import (
+    ACCEPT_ENCODING,
+    DEFAULT_TIMEOUT_S,
+    apply_concurrency,
+    make_policy,
+    parse_arguments,
+    resolve_key,
+)
+from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.retry import RetryPolicy, limiter_for
+
+GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
+SIGNATURE_KEY = "thought_signature"  # on a ToolCall: its part's signature (base64)
+TEXT_SIGNATURE_KEY = "google_text_signature"  # on a Completion/Message: the text part's
+GOOGLE_ID_KEY = "google_call_id"  # the call had an id from Gemini: echo it in the response
+
+
+def _b64(raw: bytes | None) -> str | None:
+    return base64.b64encode(raw).decode("ascii") if raw else None
+
+
+def _unb64(text: Any) -> bytes | None:
+    return base64.b64decode(text) if isinstance(text, str) and text else None
+
+
+def to_google_contents(request: ChatRequest) -> list[Any]:
+    from google.genai import types
+
+    names: dict[str, ToolCall] = {}
+    contents: list[Any] = []
+
+    def add(role: str, parts: list[Any]) -> None:
+        if not parts:
+            return
+        # Parallel function responses must share one turn; merging all same-role
+        # neighbours also keeps user turns and tool results together.
+        if contents and contents[-1].role == role:
+            contents[-1].parts.extend(parts)
+        else:
+            contents.append(types.Content(role=role, parts=parts))
+
+    for m in request.messages:
+        if m.role == "user":
+            add("user", [types.Part(text=m.content)] if m.content else [])
+        elif m.role == "tool":
+            call = names.get(m.tool_call_id or "")
+            fr = types.FunctionResponse(
+                name=call.name if call else "tool",
+                response={"result": m.content},
+                id=m.tool_call_id if call and call.provider_data.get(GOOGLE_ID_KEY) else None,
+            )
+            add("user", [types.Part(function_response=fr)])
+        else:
+            add("model", _model_parts(m, names))
+    return contents
+
+
+def _model_parts(m: Message, names: dict[str, ToolCall]) -> list[Any]:
+    from google.genai import types
+
+    parts: list[Any] = []
+    if m.content:
+        parts.append(types.Part(text=m.content,
+                                thought_signature=_unb64(m.provider_data.get(TEXT_SIGNATURE_KEY))))
+    for c in m.tool_calls:
+        if c.id:
+            names[c.id] = c
+        fc = types.FunctionCall(name=c.name, args=c.arguments,
+                                id=c.id if c.provider_data.get(GOOGLE_ID_KEY) else None)
+        parts.append(types.Part(function_call=fc,
+                                thought_signature=_unb64(c.provider_data.get(SIGNATURE_KEY))))
+    return parts
+
+
+def completion_from_google(resp: Any, model: str) -> Completion:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    data: dict[str, Any] = {}
+    candidates = getattr(resp, "candidates", None) or []
+    finish: str | None = None
+    if candidates:
+        cand = candidates[0]
+        reason = getattr(cand, "finish_reason", None)
+        finish = _reason(reason)
+        content = getattr(cand, "content", None)
+        for part in getattr(content, "parts", None) or []:
+            sig = _b64(getattr(part, "thought_signature", None))
+            fc = getattr(part, "function_call", None)
+            if fc is not None:
+                args, malformed = parse_arguments(fc.args if fc.args is not None else {})
+                pdata: dict[str, Any] = {}
+                if sig:
+                    pdata[SIGNATURE_KEY] = sig
+                if fc.id:
+                    pdata[GOOGLE_ID_KEY] = True
+                calls.append(ToolCall(fc.name or "", args, id=fc.id or None,
+                                      malformed=malformed if fc.name else
+                                      (malformed or "the function call has no name"),
+                                      provider_data=pdata))
+            elif getattr(part, "thought", None):
+                continue  # a thought summary is not the answer
+            elif getattr(part, "text", None) is not None:
+                texts.append(part.text)
+                if sig:
+                    data[TEXT_SIGNATURE_KEY] = sig
+    else:
+        feedback = getattr(resp, "prompt_feedback", None)
+        block = getattr(feedback, "block_reason", None)
+        finish = f"blocked:{_reason(block)}" if block is not None else None
+    u = getattr(resp, "usage_metadata", None)
+    usage = Usage(
+        int(getattr(u, "prompt_token_count", 0) or 0),
+        int(getattr(u, "candidates_token_count", 0) or 0)
+        + int(getattr(u, "thoughts_token_count", 0) or 0),
+        int(getattr(u, "cached_content_token_count", 0) or 0),
+    ) if u is not None else Usage()
+    return Completion("".join(texts), calls, usage,
+                      getattr(resp, "model_version", None) or model, finish, data)
+
+
+def _reason(value: Any) -> str | None:
+    if value is None:
+        return None
+    raw = getattr(value, "value", value)
+    return str(raw).lower()
+
+
+class GoogleProvider:
+    kind = "google"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        import httpx2
+        from google import genai
+        from google.genai import types
+
+        self.model = model
+        self.base_url = (base_url or GOOGLE_BASE_URL).rstrip("/")
+        key = resolve_key(api_key, ["GEMINI_API_KEY", "GOOGLE_API_KEY"], self.kind)
+        self.policy = make_policy(max_retries, retry_policy)
+        apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(),
+                                        timeout=timeout or DEFAULT_TIMEOUT_S)
+        http_options = types.HttpOptions(
+            api_version="v1beta",
+            base_url=self.base_url + "/",
+            headers=dict(ACCEPT_ENCODING),
+            timeout=int((timeout or DEFAULT_TIMEOUT_S) * 1000),
+            # Our own httpx2 client: it forces the httpx2 transport (never aiohttp), and the
+            # SDK leaves a client it was given alone instead of closing it from __del__ on
+            # an event loop that asyncio.run has already closed.
+            httpx_async_client=self._http,
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        # Held for the provider's lifetime on purpose (see the module docstring).
+        self.client = genai.Client(api_key=key, vertexai=False, http_options=http_options)
+
+    def _config(self, request: ChatRequest) -> Any:
+        from google.genai import types
+
+        config: dict[str, Any] = {
+            "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True),
+        }
+        if request.system:
+            config["system_instruction"] = request.system
+        if request.tools:
+            config["tools"] = [types.Tool(function_declarations=[
+                types.FunctionDeclaration(name=t.name, description=t.description,
+                                          parameters_json_schema=t.parameters)
+                for t in request.tools
+            ])]
+            mode = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
+            choice = request.tool_choice
+            if choice is not None:
+                fcc = (types.FunctionCallingConfig(mode=mode[choice]) if choice in mode else
+                       types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice]))
+                config["tool_config"] = types.ToolConfig(function_calling_config=fcc)
+        if request.max_output_tokens is not None:
+            config["max_output_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        return types.GenerateContentConfig(**config)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections on the loop that opened them (optional)."""
+        await self._http.aclose()
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        contents = to_google_contents(request)
+        config = self._config(request)
+        resp = await self.policy.run(
+            lambda: self.client.aio.models.generate_content(
+                model=self.model, contents=contents, config=config),
+            label=f"{self.kind}:{self.model}",
+            limiter=limiter_for(self.kind, self.base_url),
+        )
+        return completion_from_google(resp, self.model)

@@ -1,0 +1,191 @@
+"""OpenAI Chat Completions (kind `openai`) and any OpenAI-compatible server (kind
+`openai-compatible`: Ollama, vLLM, llama.cpp's server, OpenRouter, ...).
+
+Native tools: `tools` out, `tool_calls` back. What real replies look like and how each is
+normalised:
+- `content: null` beside `tool_calls`               -> text ""
+- `arguments` pretty-printed, or not JSON at all    -> parsed, or ToolCall.malformed
+- several tool calls                                -> all kept, in order (the engine
+                                                       applies the first, refuses the rest)
+- a reasoning model that spent the whole budget     -> text "", finish "length"
+- no `prompt_tokens_details` (older models, local servers) -> cached 0
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from stille_post.providers._common import (
+    ACCEPT_ENCODING,
+    DEFAULT_TIMEOUT_S,
+    apply_concurrency,
+    make_policy,
+    parse_arguments,
+    resolve_key,
+)
+from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.retry import RetryPolicy, limiter_for
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Local servers ignore the key, but the SDK insists on one.
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+
+
+def to_openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    for m in request.messages:
+        out.append(_message(m))
+    return out
+
+
+def _message(m: Message) -> dict[str, Any]:
+    if m.role == "tool":
+        return {"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content}
+    if m.role == "assistant" and m.tool_calls:
+        return {
+            "role": "assistant",
+            # null, not "", beside tool calls: what the API itself sends back.
+            "content": m.content or None,
+            "tool_calls": [
+                {"id": c.id or f"call_{i}", "type": "function",
+                 "function": {"name": c.name,
+                              "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+                for i, c in enumerate(m.tool_calls)
+            ],
+        }
+    return {"role": m.role, "content": m.content}
+
+
+def tool_choice_param(choice: str | None) -> Any:
+    if choice is None:
+        return None
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def completion_from_openai(resp: Any, model: str) -> Completion:
+    choices = getattr(resp, "choices", None) or []
+    usage = _usage(getattr(resp, "usage", None))
+    if not choices:
+        return Completion("", [], usage, getattr(resp, "model", None) or model, None)
+    choice = choices[0]
+    msg = choice.message
+    calls: list[ToolCall] = []
+    for tc in getattr(msg, "tool_calls", None) or []:
+        fn = getattr(tc, "function", None)
+        name = getattr(fn, "name", None) or ""
+        args, malformed = parse_arguments(getattr(fn, "arguments", None))
+        if not name:
+            malformed = malformed or "the tool call has no name"
+        calls.append(ToolCall(name, args, id=getattr(tc, "id", None) or None,
+                              malformed=malformed))
+    return Completion(
+        text=msg.content or "",
+        tool_calls=calls,
+        usage=usage,
+        model=getattr(resp, "model", None) or model,
+        finish_reason=choice.finish_reason,
+    )
+
+
+def _usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(int(getattr(u, "prompt_tokens", 0) or 0),
+                 int(getattr(u, "completion_tokens", 0) or 0), int(cached or 0))
+
+
+class OpenAIProvider:
+    """Chat Completions through the official async SDK, with the SDK's retries off."""
+
+    kind = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        from openai import AsyncOpenAI
+
+        self.model = model
+        self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
+        key = self._key(api_key)
+        self.policy = make_policy(max_retries, retry_policy)
+        apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self.client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0,
+                                  timeout=timeout or DEFAULT_TIMEOUT_S,
+                                  default_headers=ACCEPT_ENCODING)
+
+    def _key(self, api_key: str | None) -> str:
+        return resolve_key(api_key, ["OPENAI_API_KEY"], self.kind)
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(request)}
+        if request.tools:
+            params["tools"] = [
+                {"type": "function",
+                 "function": {"name": t.name, "description": t.description,
+                              "parameters": t.parameters}}
+                for t in request.tools
+            ]
+            choice = tool_choice_param(request.tool_choice)
+            if choice is not None:
+                params["tool_choice"] = choice
+        if request.max_output_tokens is not None:
+            # Reasoning models refuse `max_tokens`; OpenAI's own name covers every model.
+            params["max_completion_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        return params
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections on the loop that opened them (optional)."""
+        await self.client.close()
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        params = self._params(request)
+        resp = await self.policy.run(
+            lambda: self.client.chat.completions.create(**params),
+            label=f"{self.kind}:{self.model}",
+            limiter=limiter_for(self.kind, self.base_url),
+        )
+        return completion_from_openai(resp, self.model)
+
+
+class OpenAICompatibleProvider(OpenAIProvider):
+    """Any server that speaks Chat Completions at `base_url` (required)."""
+
+    kind = "openai-compatible"
+
+    def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
+        if not base_url:
+            from stille_post.core.errors import ConfigError
+
+            raise ConfigError("openai-compatible needs a base_url: "
+                              "openai-compatible:MODEL@http://host:port/v1")
+        super().__init__(model, base_url=base_url, **options)
+
+    def _key(self, api_key: str | None) -> str:
+        import os
+
+        # Hosted gateways (OpenRouter, vLLM with --api-key) want a key; local servers don't.
+        return api_key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or LOCAL_PLACEHOLDER_KEY
+
+    def _params(self, request: ChatRequest) -> dict[str, Any]:
+        params = super()._params(request)
+        # Older servers (llama.cpp, vLLM < 0.6, Ollama) know only `max_tokens`.
+        if "max_completion_tokens" in params:
+            params["max_tokens"] = params.pop("max_completion_tokens")
+        return params

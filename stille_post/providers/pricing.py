@@ -1,0 +1,87 @@
+"""Usage -> US dollars, from fixtures/prices.toml (USD per 1M tokens).
+
+`cost_usd(model, usage)` is what the game summary and the tournament call. The model is
+a roster id or an API model name (aliases and dated OpenAI names such as
+"gpt-5-mini-2025-08-07" resolve to the roster entry); anything unknown costs the table's
+default (0: a local model is free).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.errors import ConfigError
+from stille_post.core.paths import fixtures_dir
+from stille_post.providers.base import Usage
+
+_PER = 1_000_000
+_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # OpenAI's dated snapshots
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float
+    cached_input: float
+    output: float
+    # True when the API counts cached tokens inside input_tokens (OpenAI, Google).
+    cached_included: bool = True
+
+    def cost(self, usage: Usage) -> float:
+        cached = usage.cached_input_tokens
+        uncached = usage.input_tokens - cached if self.cached_included else usage.input_tokens
+        return (max(0, uncached) * self.input + cached * self.cached_input
+                + usage.output_tokens * self.output) / _PER
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    models: dict[str, Price]
+    default: Price
+
+    def price(self, model: str) -> Price:
+        for name in (model, _DATED.sub("", model)):
+            if name in self.models:
+                return self.models[name]
+        return self.default
+
+    def cost_usd(self, model: str, usage: Usage) -> float:
+        return self.price(model).cost(usage)
+
+
+def _price(raw: dict[str, Any], where: str) -> Price:
+    try:
+        return Price(float(raw["input"]), float(raw["cached_input"]), float(raw["output"]),
+                     bool(raw.get("cached_included", True)))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"{where}: needs numeric input, cached_input and output ({exc})") from None
+
+
+def load_prices(path: Path | str | None = None) -> PriceTable:
+    file = Path(path) if path is not None else fixtures_dir() / "prices.toml"
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the price table {file}: {exc}") from None
+    models: dict[str, Price] = {}
+    for name, raw in (data.get("models") or {}).items():
+        price = _price(raw, f"{file} [models.{name!r}]")
+        for key in (name, *raw.get("aliases", [])):
+            models[key] = price
+    return PriceTable(models, _price(data.get("default") or {"input": 0, "cached_input": 0,
+                                                               "output": 0}, f"{file} [default]"))
+
+
+@lru_cache(maxsize=1)
+def default_prices() -> PriceTable:
+    return load_prices()
+
+
+def cost_usd(model: str, usage: Usage) -> float:
+    """Dollars for one model's usage, with the shipped price table."""
+    return default_prices().cost_usd(model, usage)

@@ -1,0 +1,108 @@
+"""Record and replay HTTP traffic with vcrpy: the one VCR configuration the CLI
+(`play --record/--replay`), the test-suite (conftest.py) and the recording tools share.
+
+Secrets never reach a cassette (DESIGN.md "Record and replay"):
+- the auth headers and the `key` query parameter are filtered;
+- request and response headers are cut to an allow-list, which also drops cookies,
+  organisation/project names and request ids;
+- bodies are stored decoded (`decode_compressed_response`), and the adapters ask for gzip
+  only, because vcrpy cannot decode zstd;
+- `KEY_PATTERN` is what the security test scans every cassette and transcript for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+FILTER_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "openai-organization",
+                  "openai-project", "cookie"]
+FILTER_QUERY_PARAMETERS = ["key"]
+# Matching on the body keeps concurrent calls apart: the identity guesses of all seats go
+# out at once and come back in any order while recording.
+MATCH_ON = ["method", "scheme", "host", "port", "path", "body"]
+
+# Headers worth keeping: what the SDKs need to parse a reply and what shows the wire format.
+_KEEP_REQUEST_HEADERS = {"content-type", "accept-encoding", "anthropic-version"}
+_KEEP_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
+
+# Key-like strings: OpenAI (sk-..., sk-proj-...), Anthropic (sk-ant-...), Google (AIza...),
+# and bearer tokens. The lookbehind keeps words such as "task-..." from matching, and the
+# digit lookaheads keep prose a model may write ("sk-learn-...", "Bearer responsibilities")
+# from matching: generated keys and tokens always contain digits.
+KEY_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_\-]*\d)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|Bearer\s+(?=[A-Za-z0-9_\-.=]*\d)[A-Za-z0-9_\-.=]{12,}"
+)
+
+
+def find_keys(text: str) -> list[str]:
+    return [m.group(0) for m in KEY_PATTERN.finditer(text)]
+
+
+def scrub_request(request: Any) -> Any:
+    for name in list(request.headers):
+        if name.lower() not in _KEEP_REQUEST_HEADERS:
+            del request.headers[name]
+    return request
+
+
+def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    headers = response.get("headers") or {}
+    for name in list(headers):
+        if name.lower() not in _KEEP_RESPONSE_HEADERS:
+            del headers[name]
+    return response
+
+
+def vcr_config(*, rewrite_hosts: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Keyword arguments for `vcr.VCR(...)` / pytest-recording's `vcr_config`.
+
+    `rewrite_hosts` maps a recorded origin ("http://127.0.0.1:8011") to the origin stored
+    in the cassette ("https://api.openai.com"): the emulator recordings are stored under
+    the real API's address so that they replay through the default base URL.
+    """
+
+    def before_record_request(request: Any) -> Any:
+        request = scrub_request(request)
+        if rewrite_hosts:
+            parts = urlsplit(request.uri)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            if origin in rewrite_hosts:
+                new = urlsplit(rewrite_hosts[origin])
+                request.uri = urlunsplit((new.scheme, new.netloc, parts.path, parts.query,
+                                          parts.fragment))
+        return request
+
+    return {
+        "filter_headers": FILTER_HEADERS,
+        "filter_query_parameters": FILTER_QUERY_PARAMETERS,
+        "before_record_request": before_record_request,
+        "before_record_response": scrub_response,
+        "decode_compressed_response": True,
+        "match_on": MATCH_ON,
+    }
+
+
+@contextmanager
+def cassette(path: Path, *, mode: Literal["record", "replay"],
+             rewrite_hosts: Mapping[str, str] | None = None,
+             match_on: list[str] | None = None) -> Iterator[Any]:
+    """Record every HTTP call inside the block to `path`, or replay them from it.
+
+    Replay uses record mode `none`: a request missing from the cassette fails (and the
+    retry layer reports it as such) instead of going to the network.
+    """
+    import vcr
+
+    config = vcr_config(rewrite_hosts=rewrite_hosts)
+    if match_on is not None:
+        config["match_on"] = match_on
+    recorder = vcr.VCR(record_mode="all" if mode == "record" else "none", **config)
+    with recorder.use_cassette(str(path)) as cas:
+        yield cas

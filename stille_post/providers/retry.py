@@ -1,0 +1,206 @@
+"""Reliability for every provider, in one place: retries, backoff, concurrency, final error.
+
+Every adapter builds its SDK client with the SDK's own retries OFF (`max_retries=0`) and
+sends each call through `RetryPolicy.run`. That keeps one loop with one behaviour for all
+four APIs (TextArena copies a retry loop into every agent; we do not), and it lets a test
+inject the randomness and the sleeping so nothing real waits.
+
+What is retried: HTTP 429, 408, 409 (OpenAI's "try again" lock), every 5xx including
+Anthropic's 529 "overloaded", timeouts and dropped connections. Everything else (400, 401,
+403, 404, 422, a request that is not in a replayed cassette) fails at once. The final
+failure is a `ProviderError` carrying the HTTP status; the engine turns it into a forfeit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from stille_post.core.errors import ProviderError
+
+T = TypeVar("T")
+
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+# A server that asks us to wait longer than this is treated as down: a game has a deadline.
+MAX_RETRY_AFTER_S = 60.0
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_MAX_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong in one attempt, in SDK-independent terms."""
+
+    message: str
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None
+
+
+def _status_of(exc: BaseException) -> int | None:
+    # openai/anthropic: `status_code`; google-genai APIError: `code` (an int HTTP status).
+    for attr in ("status_code", "code"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and 100 <= value <= 599:
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from `retry-after-ms` / `retry-after` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): str(v) for k, v in headers.items()}
+    if "retry-after-ms" in lower:
+        try:
+            return max(0.0, float(lower["retry-after-ms"]) / 1000.0)
+        except ValueError:
+            pass
+    raw = lower.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _in_chain(exc: BaseException, name: str) -> bool:
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if type(cur).__name__ == name:
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def classify(exc: BaseException) -> Failure:
+    """Map any SDK's exception to a `Failure`. Never includes headers or request data,
+    so an API key cannot leak into the message."""
+    if isinstance(exc, ProviderError):
+        return Failure(str(exc), exc.status, exc.retryable)
+    if _in_chain(exc, "CannotOverwriteExistingCassetteException"):
+        # Replaying and the request is not in the cassette: retrying cannot help, and the
+        # SDK would report it as a connection error, hiding the real cause.
+        return Failure("this request is not in the replayed cassette (the game diverged "
+                       "from the recording, or the cassette is from another version)")
+    name = type(exc).__name__
+    status = _status_of(exc)
+    if status is not None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        retry_after = parse_retry_after(headers) if headers is not None else None
+        detail = _short_message(exc)
+        return Failure(f"HTTP {status} from the provider ({name}: {detail})", status,
+                       status in RETRYABLE_STATUS, retry_after)
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError) or "Timeout" in name:
+        return Failure(f"the provider did not answer in time ({name})", None, True)
+    if "Connection" in name or "Connect" in name or isinstance(exc, ConnectionError):
+        return Failure(f"could not reach the provider ({name})", None, True)
+    return Failure(f"{name}: {_short_message(exc)}", None, False)
+
+
+def _short_message(exc: BaseException) -> str:
+    # google-genai and openai put the server's message in `.message`; fall back to str().
+    text = str(getattr(exc, "message", None) or exc)
+    text = " ".join(text.split())
+    return redact(text[:300])
+
+
+def redact(text: str) -> str:
+    """Belt and braces: mask anything key-shaped before it can reach a message."""
+    from stille_post.providers.recording import KEY_PATTERN
+
+    return KEY_PATTERN.sub("[redacted]", text)
+
+
+@dataclass
+class RetryPolicy:
+    """Exponential backoff with "equal jitter" (half fixed, half random: a retry never
+    comes at once, and clients that failed together spread out), honouring Retry-After.
+
+    `jitter` returns a float in [0, 1) and `sleep` waits: both are injectable so that tests
+    (and replays, which have nothing to wait for) never sleep for real.
+    """
+
+    max_retries: int = DEFAULT_MAX_RETRIES
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    jitter: Callable[[], float] = field(default=random.random)
+    sleep: Callable[[float], Awaitable[Any]] = field(default=asyncio.sleep)
+
+    def delay(self, attempt: int, failure: Failure) -> float:
+        """Seconds to wait before retry number `attempt + 1` (attempt counts from 0)."""
+        ceiling = min(self.max_delay, self.base_delay * (2**attempt))
+        backoff = ceiling * (0.5 + 0.5 * self.jitter())
+        if failure.retry_after is not None:
+            # The server knows best; never retry before it says we may.
+            return max(min(failure.retry_after, MAX_RETRY_AFTER_S), backoff)
+        return backoff
+
+    async def run(self, call: Callable[[], Awaitable[T]], *, label: str,
+                  limiter: asyncio.Semaphore | None = None) -> T:
+        attempt = 0
+        while True:
+            try:
+                if limiter is None:
+                    return await call()
+                async with limiter:
+                    return await call()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                failure = classify(exc)
+                if not failure.retryable or attempt >= self.max_retries:
+                    tries = f" after {attempt + 1} attempts" if attempt else ""
+                    raise ProviderError(f"{label}: {failure.message}{tries}",
+                                        status=failure.status,
+                                        retryable=failure.retryable) from exc
+                # Sleep outside the semaphore so a waiting call does not block the others.
+                await self.sleep(self.delay(attempt, failure))
+                attempt += 1
+
+
+# One semaphore per (provider kind, base URL) and event loop: a Semaphore is bound to the
+# loop it first waits on, and tests and the CLI each run their own loop.
+_Limiters = dict[tuple[str, str], asyncio.Semaphore]
+_LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Limiters] = (
+    weakref.WeakKeyDictionary()
+)
+_LIMITS: dict[tuple[str, str], int] = {}
+
+
+def set_concurrency(kind: str, base_url: str, limit: int) -> None:
+    """Cap concurrent calls to one provider endpoint (applies to loops started later)."""
+    if limit < 1:
+        raise ValueError("a concurrency limit must be at least 1")
+    _LIMITS[(kind, base_url)] = limit
+
+
+def limiter_for(kind: str, base_url: str) -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    per_loop = _LIMITERS.setdefault(loop, {})
+    key = (kind, base_url)
+    if key not in per_loop:
+        per_loop[key] = asyncio.Semaphore(_LIMITS.get(key, DEFAULT_MAX_CONCURRENCY))
+    return per_loop[key]
+
+
+async def no_sleep(_seconds: float) -> None:
+    """A `sleep` for replays: recorded 429s are retried exactly as live, without waiting."""
+    return None

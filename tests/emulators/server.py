@@ -1,0 +1,447 @@
+"""Wire-faithful loopback emulators of the OpenAI, Anthropic and Gemini HTTP APIs.
+
+Stdlib only (`http.server` in a thread, bound to 127.0.0.1). Each emulator speaks its
+API's JSON exactly as the real recordings in ../shared/real-api-cassettes show it (the
+shape test in tests/providers compares key paths), and enforces the rules the real APIs
+enforce on requests, so an adapter bug shows up while recording, not in production:
+- auth header present (401 in the API's own error shape otherwise);
+- OpenAI: every assistant `tool_calls` answered by `tool` messages right after it;
+  reasoning models refuse `max_tokens` and a non-default temperature;
+- Anthropic: `max_tokens` required, no empty text blocks, every `tool_use` answered by a
+  `tool_result` in the next user turn, at most 4 `cache_control` breakpoints;
+- Gemini: served only under /v1beta/, function calls answered by as many function
+  responses in the next turn, Gemini 3 function calls carry their `thoughtSignature`.
+
+The "model" behind them is `policy.decide`, a deterministic hash-based policy. Usage is
+estimated at 4 characters per token, with prompt caching emulated per model (OpenAI and
+Gemini: implicit prefix caching from 1024 tokens; Anthropic: reads up to an earlier
+breakpoint). `fail_next(status, retry_after)` queues an error response (429, 529, ...).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.emulators.policy import decide
+
+CREATED = 1_763_800_000  # a fixed timestamp keeps recordings reproducible
+
+
+def tokens(text: str) -> int:
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
+
+
+@dataclass
+class EmulatorState:
+    api: str  # "openai" | "anthropic" | "google"
+    faults: deque[tuple[int, dict[str, str]]] = field(default_factory=deque)
+    seen_prompts: dict[str, list[str]] = field(default_factory=dict)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def cached_tokens(self, model: str, prompt: str, *, minimum: int = 1024,
+                      granularity: int = 1) -> int:
+        with self.lock:
+            best = 0
+            for old in self.seen_prompts.get(model, []):
+                n = 0
+                for a, b in zip(old, prompt, strict=False):
+                    if a != b:
+                        break
+                    n += 1
+                best = max(best, n)
+            self.seen_prompts.setdefault(model, []).append(prompt)
+        cached = best // 4
+        if cached < minimum:
+            return 0
+        return cached - cached % granularity
+
+
+def _rid(prefix: str, body: bytes, n: int = 24) -> str:
+    return prefix + hashlib.sha256(body).hexdigest()[:n]
+
+
+# --- OpenAI Chat Completions ------------------------------------------------------------
+
+def _openai(state: EmulatorState, path: str, body: bytes, req: dict[str, Any]) -> dict[str, Any]:
+    if path != "/v1/chat/completions":
+        raise ApiError(404, f"Invalid URL (POST {path})")
+    model = req.get("model")
+    messages = req.get("messages")
+    if not model or not isinstance(messages, list) or not messages:
+        raise ApiError(400, "you must provide a model parameter and a non-empty messages array")
+    reasoning = str(model).startswith(("gpt-5", "o1", "o3", "o4"))
+    if reasoning and "max_tokens" in req:
+        raise ApiError(400, "Unsupported parameter: 'max_tokens' is not supported with this "
+                            "model. Use 'max_completion_tokens' instead.")
+    if reasoning and req.get("temperature") not in (None, 1, 1.0):
+        raise ApiError(400, "Unsupported value: 'temperature' does not support "
+                            f"{req.get('temperature')} with this model. Only the default (1) "
+                            "value is supported.")
+    pending: list[str] = []
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role == "tool":
+            if m.get("tool_call_id") not in pending:
+                raise ApiError(400, "Invalid parameter: messages with role 'tool' must be a "
+                                    "response to a preceeding message with 'tool_calls'.")
+            pending.remove(m["tool_call_id"])
+            continue
+        if pending:
+            raise ApiError(400, "An assistant message with 'tool_calls' must be followed by "
+                                "tool messages responding to each 'tool_call_id'. The following "
+                                "tool_call_ids did not have response messages: "
+                                + ", ".join(pending))
+        if role not in ("system", "developer", "user", "assistant"):
+            raise ApiError(400, f"Invalid value: '{role}'. messages[{i}].role")
+        if role == "assistant" and m.get("tool_calls"):
+            for c in m["tool_calls"]:
+                json.loads(c["function"]["arguments"])  # must be a JSON string
+            pending = [c["id"] for c in m["tool_calls"]]
+        elif m.get("content") is None:
+            raise ApiError(400, f"Invalid value for 'content': messages[{i}] content is null")
+    if pending:
+        raise ApiError(400, "An assistant message with 'tool_calls' must be followed by tool "
+                            f"messages responding to each 'tool_call_id': {', '.join(pending)}")
+    system = "\n".join(str(m.get("content")) for m in messages
+                       if m["role"] in ("system", "developer"))
+    last_user = next((str(m.get("content")) for m in reversed(messages) if m["role"] == "user"), "")
+    tools = [t["function"]["name"] for t in req.get("tools") or []]
+    choice = req.get("tool_choice", "auto" if tools else "none")
+    choice = choice if isinstance(choice, str) else "required"
+    reply = decide(str(model), system, last_user, choice, tools)
+    prompt = json.dumps([req.get("tools"), messages], sort_keys=True)
+    cached = state.cached_tokens(str(model), prompt, granularity=128)
+    tool_calls = [
+        {"id": _rid("call_", body + name.encode() + bytes([i])), "type": "function",
+         "function": {"name": name, "arguments": json.dumps(args, separators=(",", ":"))}}
+        for i, (name, args) in enumerate(reply.tool_calls)
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None,
+                               "refusal": None, "annotations": []}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    out_tokens = tokens(reply.text) + sum(tokens(json.dumps(a)) + 5 for _, a in reply.tool_calls)
+    cap = req.get("max_completion_tokens") or req.get("max_tokens")
+    finish = "tool_calls" if tool_calls else "stop"
+    if cap is not None and out_tokens > cap:
+        out_tokens, finish = cap, "length"
+    in_tokens = tokens(prompt)
+    return {
+        "id": _rid("chatcmpl-", body, 29), "object": "chat.completion", "created": CREATED,
+        "model": f"{model}-2025-08-07" if reasoning else str(model),
+        "choices": [{"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": in_tokens, "completion_tokens": out_tokens,
+            "total_tokens": in_tokens + out_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0,
+                                      "cache_write_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0},
+        },
+        "service_tier": "default", "system_fingerprint": "fp_emulator",
+    }
+
+
+# --- Anthropic Messages -----------------------------------------------------------------
+
+def _anthropic(state: EmulatorState, path: str, body: bytes,
+               req: dict[str, Any]) -> dict[str, Any]:
+    if path != "/v1/messages":
+        raise ApiError(404, "Not found", "not_found_error")
+    for key in ("model", "max_tokens", "messages"):
+        if key not in req:
+            raise ApiError(400, f"{key}: Field required")
+    messages = req["messages"]
+    if not messages or messages[0]["role"] != "user":
+        raise ApiError(400, "messages: first message must use the \"user\" role")
+    breakpoints = 0
+    system_blocks = req.get("system") or []
+    if isinstance(system_blocks, str):
+        system_blocks = [{"type": "text", "text": system_blocks}]
+    blocks_all = [*system_blocks, *(req.get("tools") or [])]
+    pending: list[str] = []
+    for i, m in enumerate(messages):
+        content = m["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        blocks_all.extend(content)
+        answered = [b.get("tool_use_id") for b in content if b.get("type") == "tool_result"]
+        if pending and sorted(answered) != sorted(pending):
+            raise ApiError(400, f"messages.{i}: `tool_use` ids were found without `tool_result` "
+                                f"blocks immediately after: {', '.join(pending)}. Each "
+                                "`tool_use` block must have a corresponding `tool_result` "
+                                "block in the next message.")
+        if answered and not pending:
+            raise ApiError(400, f"messages.{i}.content.0: unexpected `tool_use_id` found in "
+                                "`tool_result` blocks. Each `tool_result` block must have a "
+                                "corresponding `tool_use` block in the previous message.")
+        for b in content:
+            if b.get("type") == "text" and not b.get("text"):
+                raise ApiError(400, "messages: text content blocks must be non-empty")
+        pending = [b["id"] for b in content if b.get("type") == "tool_use"]
+    if pending:
+        raise ApiError(400, "the last assistant turn has tool_use blocks without results")
+    breakpoints = sum(1 for b in blocks_all if isinstance(b, dict) and b.get("cache_control"))
+    if breakpoints > 4:
+        raise ApiError(400, "A maximum of 4 blocks with cache_control may be provided. "
+                            f"Found {breakpoints}.")
+    system = "\n".join(b.get("text", "") for b in system_blocks)
+    last = messages[-1]["content"]
+    last_user = "\n".join(b.get("text", "") for b in (last if isinstance(last, list) else
+                                                      [{"text": last}]) if "text" in b)
+    tools = [t["name"] for t in req.get("tools") or []]
+    tc = req.get("tool_choice") or {"type": "auto"}
+    choice = {"auto": "auto", "any": "required", "tool": "required", "none": "none"}[tc["type"]]
+    reply = decide(str(req["model"]), system, last_user, choice, tools)
+    prompt = json.dumps([req.get("tools"), system_blocks, messages], sort_keys=True)
+    total = tokens(prompt)
+    read = state.cached_tokens(str(req["model"]), prompt) if breakpoints else 0
+    creation = total - read if breakpoints and total >= 1024 else 0
+    content_out: list[dict[str, Any]] = []
+    if reply.text:
+        content_out.append({"type": "text", "text": reply.text})
+    for i, (name, args) in enumerate(reply.tool_calls):
+        content_out.append({"type": "tool_use", "id": _rid("toolu_01", body + bytes([i]), 22),
+                            "name": name, "input": args})
+    out_tokens = tokens(reply.text) + sum(tokens(json.dumps(a)) + 5 for _, a in reply.tool_calls)
+    stop = "tool_use" if reply.tool_calls else "end_turn"
+    if out_tokens > int(req["max_tokens"]):
+        out_tokens, stop = int(req["max_tokens"]), "max_tokens"
+    return {
+        "id": _rid("msg_01", body, 22), "type": "message", "role": "assistant",
+        "model": str(req["model"]), "content": content_out, "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": total - read - creation,
+                  "cache_creation_input_tokens": creation, "cache_read_input_tokens": read,
+                  "output_tokens": out_tokens, "service_tier": "standard"},
+    }
+
+
+# --- Gemini generateContent -------------------------------------------------------------
+
+_GEMINI_PATH = re.compile(r"^/v1beta/models/([\w.\-]+):generateContent$")
+
+
+def _signature(body: bytes, i: int) -> str:
+    return base64.b64encode(hashlib.sha256(body + bytes([i])).digest() * 2).decode()
+
+
+def _google(state: EmulatorState, path: str, body: bytes, req: dict[str, Any]) -> dict[str, Any]:
+    m = _GEMINI_PATH.match(path)
+    if m is None:
+        raise ApiError(404, f"models/... is not found for API version in {path}, or is not "
+                            "supported for generateContent.", "NOT_FOUND")
+    model = m.group(1)
+    contents = req.get("contents") or []
+    if not contents:
+        raise ApiError(400, "* GenerateContentRequest.contents: contents is not specified",
+                       "INVALID_ARGUMENT")
+    pending = 0
+    for i, c in enumerate(contents):
+        parts = c.get("parts") or []
+        responses = sum(1 for p in parts if "functionResponse" in p)
+        if pending and responses != pending:
+            raise ApiError(400, "Please ensure that the number of function response parts is "
+                                "equal to the number of function call parts of the function "
+                                "call turn.", "INVALID_ARGUMENT")
+        calls = [p for p in parts if "functionCall" in p]
+        if c.get("role") == "model" and calls and model.startswith("gemini-3") \
+                and "thoughtSignature" not in calls[0]:
+            raise ApiError(400, f"Function call is missing a thought_signature in "
+                                f"functionCall parts. contents[{i}].parts", "INVALID_ARGUMENT")
+        pending = len(calls) if c.get("role") == "model" else 0
+    system = "\n".join(p.get("text", "") for p in
+                       (req.get("systemInstruction") or {}).get("parts", []))
+    last: dict[str, Any] = next((c for c in reversed(contents) if c.get("role") == "user"),
+                                {"parts": []})
+    last_user = "\n".join(p["text"] for p in last.get("parts", []) if "text" in p)
+    decls = [d for t in req.get("tools") or [] for d in t.get("functionDeclarations") or []]
+    tools = [d["name"] for d in decls]
+    mode = ((req.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode", "AUTO")
+    choice = {"AUTO": "auto", "ANY": "required", "NONE": "none",
+              "VALIDATED": "auto"}.get(mode, "auto")
+    reply = decide(model, system, last_user, choice, tools)
+    gen = req.get("generationConfig") or {}
+    if gen.get("automaticFunctionCalling"):
+        raise ApiError(400, "automaticFunctionCalling is an SDK option, not a wire field",
+                       "INVALID_ARGUMENT")
+    parts_out: list[dict[str, Any]] = []
+    thinking = model.startswith(("gemini-2.5", "gemini-3"))
+    if reply.text:
+        parts_out.append({"text": reply.text})
+    for i, (name, args) in enumerate(reply.tool_calls):
+        part: dict[str, Any] = {"functionCall": {"name": name, "args": args}}
+        if thinking and i == 0:
+            part["thoughtSignature"] = _signature(body, i)
+        parts_out.append(part)
+    if reply.text and thinking and not reply.tool_calls and model.startswith("gemini-3"):
+        parts_out[-1]["thoughtSignature"] = _signature(body, 99)
+    prompt = json.dumps([req.get("tools"), req.get("systemInstruction"), contents],
+                        sort_keys=True)
+    cached = state.cached_tokens(model, prompt)
+    out_tokens = tokens(reply.text) + sum(tokens(json.dumps(a)) + 5 for _, a in reply.tool_calls)
+    usage: dict[str, Any] = {"promptTokenCount": tokens(prompt),
+                             "candidatesTokenCount": out_tokens,
+                             "totalTokenCount": tokens(prompt) + out_tokens,
+                             "promptTokensDetails": [{"modality": "TEXT",
+                                                      "tokenCount": tokens(prompt)}],
+                             "candidatesTokensDetails": [{"modality": "TEXT",
+                                                          "tokenCount": out_tokens}]}
+    if cached:
+        usage["cachedContentTokenCount"] = cached
+    if thinking:
+        usage["thoughtsTokenCount"] = 24
+        usage["totalTokenCount"] += 24
+    candidate: dict[str, Any] = {"content": {"parts": parts_out, "role": "model"},
+                                 "finishReason": "STOP", "index": 0}
+    if reply.tool_calls:
+        candidate["finishMessage"] = "Model generated function call(s)."
+    return {"candidates": [candidate], "modelVersion": model,
+            "responseId": _rid("", body, 22), "usageMetadata": usage}
+
+
+# --- HTTP plumbing ----------------------------------------------------------------------
+
+def _error_body(api: str, status: int, message: str, kind: str) -> dict[str, Any]:
+    if api == "openai":
+        code = {401: "invalid_api_key", 429: "rate_limit_exceeded"}.get(status)
+        etype = {401: "invalid_request_error", 429: "requests",
+                 500: "server_error", 503: "server_error"}.get(status, kind)
+        return {"error": {"message": message, "type": etype, "param": None, "code": code}}
+    if api == "anthropic":
+        etype = {401: "authentication_error", 429: "rate_limit_error", 500: "api_error",
+                 529: "overloaded_error"}.get(status, kind)
+        return {"type": "error", "error": {"type": etype, "message": message}}
+    gstatus = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 404: "NOT_FOUND",
+               429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}.get(status, kind)
+    return {"error": {"code": status, "message": message, "status": gstatus}}
+
+
+_HANDLERS = {"openai": _openai, "anthropic": _anthropic, "google": _google}
+# anthropic 2.x sends `Authorization: Bearer`, older SDKs `x-api-key`: both are accepted.
+_AUTH = {"openai": ("authorization",), "anthropic": ("x-api-key", "authorization"),
+         "google": ("x-goog-api-key",)}
+
+
+def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+        def _send(self, status: int, payload: dict[str, Any],
+                  headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload, indent=2).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            path = self.path.split("?")[0]
+            api = state.api
+            try:
+                req = json.loads(body or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, _error_body(api, 400, "We could not parse the JSON body.",
+                                            "invalid_request_error"))
+                return
+            with state.lock:
+                state.requests.append({"path": path, "body": req})
+                fault = state.faults.popleft() if state.faults else None
+            if not any(self.headers.get(h) for h in _AUTH[api]) and "key=" not in self.path:
+                self._send(401, _error_body(api, 401, "Missing or invalid API key.",
+                                            "authentication_error"))
+                return
+            if api == "anthropic" and not self.headers.get("anthropic-version"):
+                self._send(400, _error_body(api, 400, "anthropic-version: header is required",
+                                            "invalid_request_error"))
+                return
+            if fault is not None:
+                status, headers = fault
+                msg = {429: "Rate limit reached. Please try again later.",
+                       529: "Overloaded"}.get(status, "The server had an error.")
+                self._send(status, _error_body(api, status, msg, "api_error"), headers)
+                return
+            try:
+                self._send(200, _HANDLERS[api](state, path, body, req))
+            except ApiError as exc:
+                self._send(exc.status, _error_body(api, exc.status, exc.message, exc.kind))
+            except (KeyError, TypeError, ValueError) as exc:
+                self._send(400, _error_body(api, 400, f"malformed request: {exc!r}",
+                                            "invalid_request_error"))
+
+    return Handler
+
+
+class Emulator:
+    def __init__(self, api: str, port: int = 0) -> None:
+        self.state = EmulatorState(api)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self.state))
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        port = self.server.server_address[1]
+        return f"http://127.0.0.1:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """What to pass as the SDK's base_url."""
+        return self.origin + ("/v1" if self.state.api == "openai" else "")
+
+    def fail_next(self, status: int, retry_after: str | None = None) -> None:
+        headers = {"retry-after": retry_after} if retry_after is not None else {}
+        self.state.faults.append((status, headers))
+
+    def start(self) -> Emulator:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@contextmanager
+def running(api: str) -> Iterator[Emulator]:
+    emu = Emulator(api).start()
+    try:
+        yield emu
+    finally:
+        emu.stop()
+
+
+REAL_ORIGINS = {
+    "openai": "https://api.openai.com",
+    "anthropic": "https://api.anthropic.com",
+    "google": "https://generativelanguage.googleapis.com",
+}
+
+
