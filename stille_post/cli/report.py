@@ -1,9 +1,89 @@
-"""Placeholder: the `report` command group is built by its own issue."""
+"""`stille-post report RESULTS_DIR`: leaderboard and metrics of a tournament folder."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from stille_post.core.errors import UsageError
+from stille_post.tournament.ratings import DEFAULT_PASSES
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    @app.command()
+    def report(
+        results_dir: Annotated[Path, typer.Argument(help="a tournament results folder")],
+        passes: Annotated[int, typer.Option(help="TrueSkill passes over shuffled orders")]
+        = DEFAULT_PASSES,
+        seed: Annotated[int, typer.Option(help="seed of the pass orders and bootstrap")] = 0,
+        workers: Annotated[int, typer.Option(help="processes for the TrueSkill passes")] = 1,
+        as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")]
+        = False,
+        csv_dir: Annotated[Path | None, typer.Option("--csv", help="write CSV files here")]
+        = None,
+        html: Annotated[Path | None, typer.Option(help="write a one-file HTML report here")]
+        = None,
+    ) -> None:
+        """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
+        from stille_post.tournament.report import build_report, write_csv, write_html
+
+        if not results_dir.is_dir():
+            raise UsageError(f"{results_dir} is not a folder")
+        if passes < 1:
+            raise UsageError("--passes must be at least 1")
+        data = build_report(results_dir, passes=passes, seed=seed, workers=workers)
+        err = Console(stderr=True)
+        if csv_dir is not None:
+            for path in write_csv(data, csv_dir):
+                err.print(f"wrote {path}")
+        if html is not None:
+            err.print(f"wrote {write_html(data, html)}")
+        if as_json:
+            typer.echo(json.dumps(data))
+        else:
+            _print(Console(), data)
+
+
+def _f(v: Any) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else "–" if v is None else str(v)
+
+
+def _print(console: Console, data: dict[str, Any]) -> None:
+    g = data["games"]
+    console.print(f"[bold]{data['game']}[/]: {g['planned']} planned, {g['completed']} "
+                  f"completed, {g['aborted']} aborted, {g['missing']} missing "
+                  f"({g['rated']} rated)")
+    if g["missing"] or g["aborted"]:
+        console.print("[yellow]warning:[/] missing and aborted games are not in the ratings; "
+                      f"missing: {', '.join((data['missing'] + data['broken'])[:10]) or '-'}")
+    board = Table(title=f"TrueSkill leaderboard ({data['ratings']['passes']} passes)")
+    for col in ("#", "player", "games", "μ", "σ", "win rate", "95% CI", "points", "$"):
+        board.add_column(col, justify="left" if col == "player" else "right")
+    for i, r in enumerate(data["leaderboard"], start=1):
+        lo, hi = r["win_rate_ci"]
+        board.add_row(str(i), r["player"], str(r["games"]), _f(r["mu"]), _f(r["sigma"]),
+                      _f(r["win_rate"]), f"{lo:.2f}–{hi:.2f}", _f(r["partial_points"]),
+                      _f(r["dollars"]))
+    console.print(board)
+    per_player = data["metrics"]["per_player"]
+    if per_player:
+        names = sorted({k for v in per_player.values() for k in v})
+        t = Table(title="game metrics per player")
+        t.add_column("metric")
+        for p in per_player:
+            t.add_column(p, justify="right")
+        for n in names:
+            t.add_row(n, *(_f(per_player[p].get(n)) for p in per_player))
+        console.print(t)
+    for name, table in data["metrics"]["tables"].items():
+        t = Table(title=name)
+        for c in table["columns"]:
+            t.add_column(str(c))
+        for row in table["rows"]:
+            t.add_row(*(_f(v) for v in row))
+        console.print(t)

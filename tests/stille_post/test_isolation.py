@@ -111,7 +111,7 @@ def test_provider_data_returns_to_its_own_model_only(play, bots) -> None:
     thinker = _Thinker()
     players = bots(["cautious", "cautious", "cautious"], 9)
     players[1] = LLMPlayer(thinker, PROMPTS, name="thinker")
-    _, events, game = play(players, seed=9, max_rounds=2)
+    _, _, game = play(players, seed=9, max_rounds=2)
     for seat in (2, 3):
         assert "SECRET-THOUGHT" not in repr([e.data for e in game.log.views[seat]])
     own_turns = [m for m in thinker.requests[-1].messages if m.role == "assistant"]

@@ -81,7 +81,9 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
                           int(u.get("cached_input_tokens", 0)))
             c[who]["input_tokens"] += usage.input_tokens
             c[who]["output_tokens"] += usage.output_tokens
-            dollars[who] += _dollars(who, usage, pricer)
+            # The price recorded at play time wins over today's table.
+            dollars[who] += (float(u["cost_usd"]) if "cost_usd" in u
+                             else _dollars(who, usage, pricer))
         _count_events(t, label, winners, c, causes)
     per_player = {who: _player_row(k, dollars[who]) for who, k in sorted(c.items())}
     total_pulls = sum(k["roulette_pulls"] for k in c.values())

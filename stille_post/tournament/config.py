@@ -1,0 +1,175 @@
+"""What a tournament plays, as data: the game, N seeds from S, how seats are filled, the
+game options, and (optionally) which shard of the games this run owns.
+
+The config is written to the results folder as `tournament.json`. `--resume` and `merge`
+compare configs by `identity()`: everything that changes which games exist or how they
+are played. Concurrency and rate limits only change how fast they are played, so they
+may differ between a run and its resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from stille_post.core.errors import ConfigError
+from stille_post.tournament.seating import seat_schedule
+
+Seating = Literal["fixed", "balanced", "sampled"]
+CONFIG_FILE = "tournament.json"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (1-based, as the user writes `--shard 2/3`)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        head, sep, tail = text.partition("/")
+        try:
+            index, count = int(head), int(tail)
+        except ValueError:
+            index, count = 0, 0
+        if not sep or count < 1 or not 1 <= index <= count:
+            raise ConfigError(f"--shard {text!r}: write i/n with 1 <= i <= n, e.g. 1/4")
+        return cls(index, count)
+
+    def owns(self, game_index: int) -> bool:
+        # Round-robin rather than contiguous blocks: shards then see similar seatings
+        # and game lengths, so they finish at about the same time.
+        return game_index % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of the tournament: its position, seed, id and seat specs."""
+
+    index: int
+    seed: int
+    players: tuple[str, ...] | None  # None: the game's own default seats
+
+    @property
+    def id(self) -> str:
+        # The index first, so a directory listing sorts in play order.
+        return f"g{self.index:06d}-s{self.seed}"
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    game: str
+    games: int
+    seed: int
+    seating: Seating = "fixed"
+    players: tuple[str, ...] | None = None  # seating "fixed": one spec per seat
+    pool: tuple[str, ...] | None = None  # seating "balanced" / "sampled"
+    seats_per_game: int | None = None  # seats drawn from the pool per game
+    options: Mapping[str, Any] = field(default_factory=dict)  # the game's own options
+    shard: Shard | None = None
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ConfigError("--games must be at least 1")
+        if self.seating == "fixed":
+            if self.pool:
+                raise ConfigError("a model pool needs --seating balanced or sampled")
+        else:
+            if not self.pool:
+                raise ConfigError(f"--seating {self.seating} needs --pool MODEL,MODEL,...")
+            if self.players:
+                raise ConfigError("give either --players (fixed seats) or --pool, not both")
+            n = self.seats_per_game
+            if n is None or not 2 <= n <= len(self.pool):
+                raise ConfigError(f"seats per game must be between 2 and the pool size "
+                                  f"{len(self.pool)}, got {n}")
+            if len(set(self.pool)) != len(self.pool):
+                raise ConfigError("the pool names a model twice")
+
+    # --- the games ---------------------------------------------------------------------
+
+    def plan(self) -> list[GameSpec]:
+        """Every game of the whole tournament, shard or not: shards must agree on the
+        seating, so it is computed over all N games and then filtered."""
+        if self.seating == "fixed":
+            seats: list[tuple[str, ...] | None] = [self.players] * self.games
+        else:
+            assert self.pool is not None and self.seats_per_game is not None
+            seats = list(seat_schedule(self.pool, self.seats_per_game, self.games,
+                                       seed=self.seed, mode=self.seating))
+        return [GameSpec(i, self.seed + i, seats[i]) for i in range(self.games)]
+
+    def shard_plan(self) -> list[GameSpec]:
+        return [g for g in self.plan() if self.shard is None or self.shard.owns(g.index)]
+
+    # --- persistence ---------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["shard"] = str(self.shard) if self.shard else None
+        data["options"] = {k: str(v) if isinstance(v, Path) else v
+                           for k, v in self.options.items()}
+        for key in ("players", "pool"):
+            data[key] = list(data[key]) if data[key] is not None else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentConfig:
+        d = dict(data)
+        d["shard"] = Shard.parse(d["shard"]) if d.get("shard") else None
+        for key in ("players", "pool"):
+            d[key] = tuple(d[key]) if d.get(key) is not None else None
+        d["options"] = dict(d.get("options") or {})
+        return cls(**d)
+
+    def identity(self) -> dict[str, Any]:
+        """What must match for two runs to be (parts of) the same tournament."""
+        return self.to_json()
+
+    def without_shard(self) -> TournamentConfig:
+        return TournamentConfig.from_json({**self.to_json(), "shard": None})
+
+    def save(self, folder: Path) -> None:
+        write_json_atomic(folder / CONFIG_FILE, {"tournament": self.to_json()})
+
+    @classmethod
+    def load(cls, folder: Path) -> TournamentConfig:
+        path = folder / CONFIG_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls.from_json(data["tournament"])
+        except FileNotFoundError:
+            raise ConfigError(f"{folder} is not a tournament results folder "
+                              f"(no {CONFIG_FILE})") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"{path}: unreadable tournament config ({exc})") from None
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write-then-rename: a crash leaves the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def split_list(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    items = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not items:
+        raise ConfigError("an empty comma-separated list")
+    return items
+

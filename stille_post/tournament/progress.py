@@ -1,0 +1,64 @@
+"""The rich progress bar: games done and failed, ETA, tokens and dollars so far."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+class TournamentProgress:
+    """Counts are kept here too, so the runner can report them with the bar hidden."""
+
+    def __init__(self, total: int, *, already_done: int = 0, console: Console | None = None,
+                 enabled: bool = True) -> None:
+        self.done = already_done
+        self.failed = 0
+        self.tokens = 0
+        self.dollars = 0.0
+        self._progress: Progress | None = None
+        self._task: Any = None
+        if enabled:
+            self._progress = Progress(
+                TextColumn("[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("[red]{task.fields[failed]} failed"),
+                TextColumn("{task.fields[tokens]:,} tok"),
+                TextColumn("${task.fields[dollars]:.2f}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=console or Console(stderr=True),
+                transient=False,
+            )
+            self._task = self._progress.add_task("games", total=total, completed=already_done,
+                                                 failed=0, tokens=0, dollars=0.0)
+
+    def game_finished(self, *, failed: bool, tokens: int, dollars: float) -> None:
+        self.done += 1
+        self.failed += int(failed)
+        self.tokens += tokens
+        self.dollars += dollars
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, failed=self.failed,
+                                  tokens=self.tokens, dollars=self.dollars)
+
+    def __enter__(self) -> TournamentProgress:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._progress is not None:
+            self._progress.stop()

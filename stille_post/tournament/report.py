@@ -1,0 +1,138 @@
+"""The report of a results folder: leaderboard, game metrics, bookkeeping, exports.
+
+Everything is computed from the transcripts (the index only says which games finished).
+Each transcript is read once, as a stream that feeds the game's metrics function and
+collects what the ratings need on the way, so memory stays flat in the number of games.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.transcript import Transcript
+from stille_post.tournament import ratings
+from stille_post.tournament.costs import recorded_dollars, usage_from_json
+from stille_post.tournament.metrics import metrics_for, normalise
+from stille_post.tournament.results import Results, load_results
+
+
+def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: int = 0,
+                 workers: int = 1) -> dict[str, Any]:
+    results = load_results(folder)
+    rated: list[ratings.RatedGame] = []
+    spend: defaultdict[str, float] = defaultdict(float)
+    tokens: Counter[str] = Counter()
+
+    def stream() -> Iterator[Transcript]:
+        for t in results.transcripts(completed_only=True):
+            g = _rated(t)
+            if g is not None:
+                rated.append(g)
+            for seat, info in t.seats.items():
+                label = str(info.get("player", f"seat {seat}"))
+                row = ((t.result or {}).get("usage") or {}).get(str(seat))
+                u = usage_from_json(row)
+                tokens[label] += u.input_tokens + u.output_tokens
+                spend[label] += recorded_dollars(label, row)
+            yield t
+
+    fn = metrics_for(results.config.game)
+    if fn is not None:
+        metrics = normalise(fn(stream()))
+    else:
+        for _ in stream():
+            pass
+        metrics = normalise(None)
+    board = ratings.leaderboard(rated, passes=passes, seed=seed, workers=workers)
+    for row in board:
+        row["tokens"] = tokens[row["player"]]
+        row["dollars"] = spend[row["player"]]
+        row["dollars_per_game"] = spend[row["player"]] / row["games"] if row["games"] else 0.0
+    return {
+        "game": results.config.game,
+        "folder": str(folder),
+        "config": results.config.to_json(),
+        "games": {"planned": results.planned, **results.status_counts,
+                  "rated": len(rated)},
+        "missing": results.missing,
+        "broken": results.broken,
+        "aborted": [{"id": r.id, "reason": r.reason} for r in results.rows
+                    if r.status != "completed"],
+        "ratings": {"passes": passes, "seed": seed, "mu": ratings.MU, "sigma": ratings.SIGMA,
+                    "beta": ratings.BETA, "tau": ratings.TAU,
+                    "draw_probability": ratings.DRAW_PROBABILITY},
+        "leaderboard": board,
+        "metrics": metrics,
+    }
+
+
+def _rated(t: Transcript) -> ratings.RatedGame | None:
+    result = t.result or {}
+    placements = result.get("placements") or {}
+    if not placements:
+        return None
+    players = {str(s): str(info.get("player", f"seat {s}")) for s, info in t.seats.items()}
+    winners = (result.get("summary") or {}).get("winners")
+    return ratings.rated_game(str(t.header.get("seed")), players, placements,
+                              [str(w) for w in winners] if winners is not None else None)
+
+
+def leaderboard_of(folder: Path, *, passes: int = ratings.DEFAULT_PASSES,
+                   seed: int = 0) -> list[dict[str, Any]]:
+    """Only the leaderboard (what resume and shard tests compare)."""
+    board: list[dict[str, Any]] = build_report(folder, passes=passes, seed=seed)["leaderboard"]
+    return board
+
+
+# --- exports -------------------------------------------------------------------------------
+
+def write_csv(report: dict[str, Any], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    cols = ["player", "games", "mu", "sigma", "mu_spread", "wins", "win_rate", "ci_low",
+            "ci_high", "partial_points", "mean_rank", "tokens", "dollars"]
+    rows = [[r["player"], r["games"], r["mu"], r["sigma"], r["mu_spread"], r["wins"],
+             r["win_rate"], r["win_rate_ci"][0], r["win_rate_ci"][1], r["partial_points"],
+             r["mean_rank"], r["tokens"], r["dollars"]] for r in report["leaderboard"]]
+    written.append(_csv(folder / "leaderboard.csv", cols, rows))
+    per_player = report["metrics"]["per_player"]
+    if per_player:
+        names = sorted({k for v in per_player.values() for k in v})
+        written.append(_csv(folder / "player_metrics.csv", ["player", *names],
+                            [[p, *(v.get(n) for n in names)] for p, v in per_player.items()]))
+    for name, table in report["metrics"]["tables"].items():
+        written.append(_csv(folder / f"table_{name}.csv", table["columns"], table["rows"]))
+    written.append(_csv(folder / "games.csv", ["status", "count"],
+                        [[k, v] for k, v in report["games"].items()]))
+    return written
+
+
+def _csv(path: Path, columns: list[Any], rows: list[list[Any]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(columns)
+        w.writerows(rows)
+    return path
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+def write_html(report: dict[str, Any], path: Path) -> Path:
+    from stille_post.tournament.html import render_html
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render_html(report), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+__all__ = ["Results", "build_report", "leaderboard_of", "write_csv", "write_html",
+           "write_json"]

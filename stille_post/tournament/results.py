@@ -1,0 +1,197 @@
+"""The results folder, written by the runner and read by `report` and `merge`:
+
+    OUT/tournament.json     the run's config (atomic write)
+    OUT/index.sqlite        one row per finished game (see index.py)
+    OUT/games/<id>.jsonl    one transcript per game; `<id>.jsonl.part` while playing
+
+Games without a row are unfinished: a resume replays them, the report counts them as
+missing. Nothing is ever averaged over silently.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.errors import ConfigError
+from stille_post.core.transcript import Transcript
+from stille_post.tournament.config import CONFIG_FILE, TournamentConfig
+from stille_post.tournament.index import GameIndex, IndexRow
+
+GAMES_DIR = "games"
+
+
+def transcript_path(out: Path, game_id: str) -> Path:
+    return out / GAMES_DIR / f"{game_id}.jsonl"
+
+
+def open_for_run(out: Path, config: TournamentConfig, *, resume: bool) -> GameIndex:
+    """Create the folder, or reopen it for `--resume` after checking that it belongs to
+    the same tournament. Partial transcripts of an interrupted run are removed here."""
+    check_folder(out, config, resume=resume)
+    (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    for part in (out / GAMES_DIR).glob("*.part"):
+        part.unlink()
+    config.save(out)
+    return GameIndex.open(out)
+
+
+def check_folder(out: Path, config: TournamentConfig, *, resume: bool) -> None:
+    """Refuse to mix two tournaments in one folder (read-only, so the CLI can ask first)."""
+    if not (out / CONFIG_FILE).exists():
+        return
+    old = TournamentConfig.load(out)
+    if not resume:
+        raise ConfigError(f"{out} already holds a tournament; add --resume to continue "
+                          "it, or choose another --out")
+    if old.identity() != config.identity():
+        raise ConfigError(f"{out} holds a different tournament (seeds, seats, options "
+                          "or shard differ); --resume needs the same settings")
+
+
+@dataclass
+class Results:
+    folder: Path
+    config: TournamentConfig
+    rows: list[IndexRow]  # finished games, in plan order
+    missing: list[str]  # planned games with no index row
+    broken: list[str]  # indexed, but the transcript is gone or incomplete
+
+    @property
+    def planned(self) -> int:
+        return len(self.rows) + len(self.missing)
+
+    @property
+    def status_counts(self) -> dict[str, int]:
+        counts = Counter(r.status for r in self.rows if r.id not in set(self.broken))
+        return {"completed": counts.get("completed", 0), "aborted": counts.get("aborted", 0),
+                **{k: v for k, v in counts.items() if k not in ("completed", "aborted")},
+                "missing": len(self.missing) + len(self.broken)}
+
+    def transcripts(self, *, completed_only: bool = True) -> Iterator[Transcript]:
+        """Loaded one at a time, so a report over many games stays small in memory."""
+        bad = set(self.broken)
+        for row in self.rows:
+            if row.id in bad or (completed_only and row.status != "completed"):
+                continue
+            yield Transcript.load(self.folder / row.transcript)
+
+
+def load_results(folder: Path, *, verify: bool = True) -> Results:
+    config = TournamentConfig.load(folder)
+    with GameIndex.open(folder) as index:
+        rows = list(index.rows())
+    have = {r.id for r in rows}
+    missing = [g.id for g in config.shard_plan() if g.id not in have]
+    broken = [r.id for r in rows if verify and not _complete(folder / r.transcript)]
+    return Results(folder, config, rows, missing, broken)
+
+
+def _complete(path: Path) -> bool:
+    """The result line is last; reading only the tail keeps verification cheap."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - 65536))
+            tail = fh.read().decode("utf-8", errors="replace").rstrip("\n").rsplit("\n", 1)[-1]
+        return bool(json.loads(tail).get("kind") == "result")
+    except (OSError, ValueError):
+        return False
+
+
+# --- the foundation's aggregate (`tournament --json`) -----------------------------------
+
+def _outcomes(row: IndexRow) -> dict[str, str]:
+    """seat -> won | eliminated | survived, from the game's summary when it has one."""
+    s = row.summary
+    winners = {str(x) for x in s.get("winners", [])}
+    eliminated = {str(x) for x in s.get("eliminated", [])}
+    out: dict[str, str] = {}
+    for seat, rank in row.placements.items():
+        won = seat in winners if "winners" in s else rank == 1
+        out[seat] = "won" if won else "eliminated" if seat in eliminated else "survived"
+    return out
+
+
+def aggregate(results: Results) -> dict[str, Any]:
+    seats: dict[str, Counter[str]] = {}
+    players: dict[str, Counter[str]] = {}
+    seat_players: dict[str, set[str]] = {}
+    bad = set(results.broken)
+    for row in results.rows:
+        if row.status != "completed" or row.id in bad:
+            continue
+        for seat, outcome in _outcomes(row).items():
+            label = row.players.get(seat, "?")
+            for key, table in ((seat, seats), (label, players)):
+                c = table.setdefault(key, Counter())
+                c["games"] += 1
+                c[outcome] += 1
+            seat_players.setdefault(seat, set()).add(label)
+
+    def block(c: Counter[str]) -> dict[str, Any]:
+        g = c["games"]
+        return {"games": g, "wins": c["won"], "eliminations": c["eliminated"],
+                "survivals": c["survived"], "win_rate": c["won"] / g if g else 0.0,
+                "elimination_rate": c["eliminated"] / g if g else 0.0,
+                "survival_rate": c["survived"] / g if g else 0.0}
+
+    cfg = results.config
+    return {
+        "game": cfg.game,
+        "games": results.planned,
+        "seed": cfg.seed,
+        "shard": str(cfg.shard) if cfg.shard else None,
+        "status": results.status_counts,
+        "seats": {s: {"players": sorted(seat_players[s]), **block(c)}
+                  for s, c in sorted(seats.items(), key=lambda kv: int(kv[0]))},
+        "players": {p: block(c) for p, c in sorted(players.items())},
+        "tokens": sum(r.input_tokens + r.output_tokens for r in results.rows),
+        "dollars": round(sum(r.dollars for r in results.rows), 6),
+        "out": str(results.folder),
+    }
+
+
+# --- merge ---------------------------------------------------------------------------------
+
+def merge(out: Path, shards: Sequence[Path]) -> int:
+    """Combine shard folders into one results folder equal to a single run's. Returns the
+    number of games added. Games already in `out` are kept, never duplicated."""
+    if not shards:
+        raise ConfigError("merge needs at least one shard folder")
+    configs = [TournamentConfig.load(s) for s in shards]
+    base = configs[0].without_shard()
+    for path, cfg in zip(shards, configs, strict=True):
+        if cfg.without_shard().identity() != base.identity():
+            raise ConfigError(f"{path} is a shard of a different tournament")
+    if (out / CONFIG_FILE).exists() and \
+            TournamentConfig.load(out).identity() != base.identity():
+        raise ConfigError(f"{out} holds a different tournament")
+    (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    base.save(out)
+    added = 0
+    with GameIndex.open(out) as index:
+        have = index.ids()
+        for shard in shards:
+            with GameIndex.open(shard) as source:
+                rows = [r for r in source.rows() if r.id not in have]
+            for r in rows:
+                src = shard / r.transcript
+                if not _complete(src):
+                    raise ConfigError(f"{src}: indexed but incomplete; resume that shard first")
+                # Copy to a temporary name first: a crash mid-copy must not leave a
+                # half file under a final name that a later row could point at.
+                dst = out / r.transcript
+                tmp = dst.with_name(dst.name + ".part")
+                shutil.copyfile(src, tmp)
+                tmp.replace(dst)
+            index.add_many(rows)  # one transaction per shard: all its games or none
+            have |= {r.id for r in rows}
+            added += len(rows)
+    return added

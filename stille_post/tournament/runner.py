@@ -1,0 +1,158 @@
+"""Run a tournament: many games on one asyncio loop, each through `play_game`.
+
+A fixed pool of `concurrency` workers pulls games from the plan, so memory does not grow
+with the number of games; inside a game the engine already awaits simultaneous decisions
+together. Each finished game is made durable (transcript renamed into place, then one
+index row), so `--resume` after any crash replays exactly the games without a row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stille_post.core.errors import ConfigError
+from stille_post.core.rng import make_rng
+from stille_post.games import get_game
+from stille_post.games.base import LLMFactory
+from stille_post.session import GameRun, play_game, usage_json
+from stille_post.tournament.config import GameSpec, TournamentConfig
+from stille_post.tournament.costs import recorded_dollars
+from stille_post.tournament.index import GameIndex, IndexRow
+from stille_post.tournament.limits import RateLimits
+from stille_post.tournament.progress import TournamentProgress
+from stille_post.tournament.results import GAMES_DIR, open_for_run, transcript_path
+
+
+@dataclass
+class RunStats:
+    planned: int  # games this run (shard) owns
+    skipped: int  # already finished before this run started
+    played: int = 0
+    aborted: int = 0
+    tokens: int = 0
+    dollars: float = 0.0
+    game_ids: list[str] = field(default_factory=list)  # played by this run, in finish order
+
+
+async def run_tournament(
+    config: TournamentConfig,
+    out: Path,
+    *,
+    resume: bool = False,
+    concurrency: int = 8,
+    limits: RateLimits | None = None,
+    llm_factory: LLMFactory | None = None,
+    progress: bool = False,
+    durable: bool = True,
+    retry_aborted: bool = False,
+) -> RunStats:
+    """Play every game of `config`'s shard that `out` has not finished yet.
+
+    `durable` fsyncs each transcript before it is indexed: without it a power cut (not a
+    process crash) could leave an indexed game whose file never reached the disk.
+    An aborted game is a finished game (the report counts it); `retry_aborted` plays
+    such games again, replacing their transcripts and rows.
+    """
+    if concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    validate(config, llm_factory)
+    index = open_for_run(out, config, resume=resume)
+    try:
+        if retry_aborted:
+            index.drop_unfinished_outcomes()
+        finished = index.ids()
+        plan = config.shard_plan()
+        todo = [g for g in plan if g.id not in finished]
+        stats = RunStats(planned=len(plan), skipped=len(plan) - len(todo))
+        factory = (limits or RateLimits()).wrap(llm_factory)
+        with TournamentProgress(len(plan), already_done=stats.skipped,
+                                enabled=progress) as bar:
+            pending: Iterator[GameSpec] = iter(todo)
+
+            async def worker() -> None:
+                for spec in pending:  # shared iterator: each game goes to one worker
+                    run = await _play_one(config, out, spec, factory, durable)
+                    row = _index_row(out, spec, run)
+                    index.add(row)
+                    stats.played += 1
+                    stats.aborted += row.status != "completed"
+                    tokens = row.input_tokens + row.output_tokens
+                    stats.tokens += tokens
+                    stats.dollars += row.dollars
+                    stats.game_ids.append(spec.id)
+                    bar.game_finished(failed=row.status != "completed", tokens=tokens,
+                                      dollars=row.dollars)
+
+            workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(todo)))]
+            try:
+                await asyncio.gather(*workers)
+            except BaseException:
+                # One failing game (a usage error, say) stops the run: cancel the rest so
+                # their partial transcripts are closed as aborted and replayed on resume.
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+                raise
+        return stats
+    finally:
+        index.close()
+
+
+def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
+    """Prepare (not play) one game per distinct seat spec before anything is written, so
+    an unknown bot or a bad option is one usage error, not N aborted games."""
+    game = get_game(config.game)
+    everyone = set(config.pool or ())
+    seen: set[str] = set()
+    for i, spec in enumerate(config.plan()):
+        seats = set(spec.players or ())
+        if i > 0 and seats <= seen:
+            if seen >= everyone:
+                break  # every spec has been prepared once
+            continue
+        seen |= seats
+        game.prepare(seed=spec.seed, rng=make_rng(spec.seed),
+                     players=list(spec.players) if spec.players else None,
+                     options=dict(config.options), llm_factory=llm_factory)
+
+
+async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
+                    factory: LLMFactory | None, durable: bool) -> GameRun:
+    final = transcript_path(out, spec.id)
+    part = final.with_name(final.name + ".part")
+    run = await play_game(config.game, seed=spec.seed, out=part,
+                          players=list(spec.players) if spec.players else None,
+                          options=dict(config.options), llm_factory=factory)
+    if durable:
+        fd = os.open(part, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    os.replace(part, final)
+    return run
+
+
+def _index_row(out: Path, spec: GameSpec, run: GameRun) -> IndexRow:
+    labels = {seat: str(info.get("player", "")) for seat, info in run.seats.items()}
+    usage = {str(s): u for s, u in run.outcome.usage.items()}
+    rows = usage_json(run.seats, run.outcome.usage)  # what the transcript recorded
+    dollars = sum(recorded_dollars(labels.get(str(s), ""), r) for s, r in rows.items())
+    return IndexRow(
+        id=spec.id, idx=spec.index, seed=spec.seed, status=run.outcome.status,
+        reason=run.outcome.reason,
+        transcript=f"{GAMES_DIR}/{transcript_path(out, spec.id).name}",
+        players=labels,
+        placements={str(k): v for k, v in run.outcome.placements.items()},
+        summary=dict(run.outcome.summary),
+        input_tokens=sum(u.input_tokens for u in usage.values()),
+        output_tokens=sum(u.output_tokens for u in usage.values()),
+        dollars=dollars,
+    )
+
+
+__all__ = ["GameIndex", "RunStats", "run_tournament"]
