@@ -11,9 +11,11 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from stille_post.cli import options as O
+from stille_post.cli.options import game_options
 from stille_post.cli.render import LiveRenderer
 from stille_post.core.errors import UsageError
-from stille_post.games import GAME_MODULES, get_game
+from stille_post.games import get_game
 from stille_post.session import play_game
 
 
@@ -37,48 +39,30 @@ def parse_players(text: str | None) -> list[str] | None:
     return seats
 
 
-def game_options(**values: Any) -> dict[str, Any]:
-    """Options the user actually gave; each game validates its own."""
-    return {k: v for k, v in values.items() if v is not None}
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def play(
-        game: Annotated[str, typer.Argument(help=f"one of: {', '.join(GAME_MODULES)}")]
-        = "stille-post",
+        game: O.Game = "stille-post",
         seed: Annotated[int | None, typer.Option(help="game seed; a fresh one if omitted")]
         = None,
-        players: Annotated[str | None, typer.Option(
-            help="comma-separated seats: bot names (random, detective, ...) or provider "
-                 "specs (openai:gpt-5-mini, openai-compatible:MODEL@URL)")] = None,
-        num_players: Annotated[int | None, typer.Option(help="number of seats")] = None,
-        guess_every: Annotated[int | None, typer.Option(
-            help="turns between identity guesses (N)")] = None,
-        max_rounds: Annotated[int | None, typer.Option(help="rounds before the game ends")]
-        = None,
-        match: Annotated[str | None, typer.Option(help="identity matching: fuzzy | exact")]
-        = None,
-        max_message_chars: Annotated[int | None, typer.Option(
-            help="message cap in characters")] = None,
-        roster: Annotated[Path | None, typer.Option(help="a roster TOML of your own")] = None,
-        words: Annotated[int | None, typer.Option(help="chameleon: words per card (K)")]
-        = None,
-        tie_rule: Annotated[str | None, typer.Option(
-            help="chameleon: random | dealer | chameleon_wins")] = None,
-        chameleon: Annotated[str | None, typer.Option(help="chameleon: the chameleon's seat spec")]
-        = None,
-        others: Annotated[str | None, typer.Option(
-            help="chameleon: the non-chameleons' seat spec")] = None,
-        cards: Annotated[Path | None, typer.Option(help="chameleon: a card file of your own")]
-        = None,
+        players: O.Players = None,
+        num_players: O.NumPlayers = None,
+        guess_every: O.GuessEvery = None,
+        max_rounds: O.MaxRounds = None,
+        match: O.Match = None,
+        max_message_chars: O.MaxMessageChars = None,
+        roster: O.RosterFile = None,
+        words: O.Words = None,
+        tie_rule: O.TieRule = None,
+        chameleon: O.ChameleonSeat = None,
+        others: O.Others = None,
+        cards: O.Cards = None,
         out: Annotated[Path | None, typer.Option(
             help="transcript path (default: runs/GAME/seed-SEED.jsonl)")] = None,
-        online: Annotated[bool, typer.Option(help="LLM seats call the live APIs")] = False,
+        online: O.Online = False,
         record: Annotated[Path | None, typer.Option(
             help="with --online: record the game's HTTP traffic to this cassette")] = None,
-        replay: Annotated[Path | None, typer.Option(
-            help="replay LLM seats from this cassette, offline")] = None,
+        replay: O.Replay = None,
         as_json: Annotated[bool, typer.Option("--json", help="print only a JSON summary")]
         = False,
         quiet: Annotated[bool, typer.Option(help="do not render the conversation")] = False,

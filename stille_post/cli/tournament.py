@@ -12,9 +12,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stille_post.cli.play import game_options
+from stille_post.cli import options as O
+from stille_post.cli.options import game_options
 from stille_post.core.errors import UsageError
-from stille_post.games import GAME_MODULES, get_game
+from stille_post.games import get_game
 from stille_post.tournament.config import Shard, TournamentConfig, split_list
 from stille_post.tournament.limits import ProviderLimit, RateLimits
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
@@ -24,38 +25,27 @@ from stille_post.tournament.runner import run_tournament, validate
 def register(app: typer.Typer) -> None:
     @app.command()
     def tournament(
-        game: Annotated[str, typer.Argument(help=f"one of: {', '.join(GAME_MODULES)}")],
+        game: O.Game,
         games: Annotated[int, typer.Option(help="number of games N")] = 10,
         seed: Annotated[int | None, typer.Option(
             help="first game seed S; games use S..S+N-1 (fresh if omitted)")] = None,
-        players: Annotated[str | None, typer.Option(
-            help="fixed seats, one comma-separated spec per seat (bots or provider:model)")]
-        = None,
+        players: O.Players = None,
         pool: Annotated[str | None, typer.Option(
             help="models to seat from, comma-separated; --num-players seats per game")] = None,
         seating: Annotated[str, typer.Option(
             help="with --pool: balanced (rotation; everyone meets evenly) | sampled")]
         = "balanced",
-        num_players: Annotated[int | None, typer.Option(help="number of seats")] = None,
-        guess_every: Annotated[int | None, typer.Option(
-            help="turns between identity guesses (N)")] = None,
-        max_rounds: Annotated[int | None, typer.Option(help="rounds before the game ends")]
-        = None,
-        match: Annotated[str | None, typer.Option(help="identity matching: fuzzy | exact")]
-        = None,
-        max_message_chars: Annotated[int | None, typer.Option(
-            help="message cap in characters")] = None,
-        roster: Annotated[Path | None, typer.Option(help="a roster TOML of your own")] = None,
-        words: Annotated[int | None, typer.Option(help="chameleon: words per card (K)")]
-        = None,
-        tie_rule: Annotated[str | None, typer.Option(
-            help="chameleon: random | dealer | chameleon_wins")] = None,
-        chameleon: Annotated[str | None, typer.Option(help="chameleon: the chameleon's seat spec")]
-        = None,
-        others: Annotated[str | None, typer.Option(
-            help="chameleon: the non-chameleons' seat spec")] = None,
-        cards: Annotated[Path | None, typer.Option(help="chameleon: a card file of your own")]
-        = None,
+        num_players: O.NumPlayers = None,
+        guess_every: O.GuessEvery = None,
+        max_rounds: O.MaxRounds = None,
+        match: O.Match = None,
+        max_message_chars: O.MaxMessageChars = None,
+        roster: O.RosterFile = None,
+        words: O.Words = None,
+        tie_rule: O.TieRule = None,
+        chameleon: O.ChameleonSeat = None,
+        others: O.Others = None,
+        cards: O.Cards = None,
         concurrency: Annotated[int, typer.Option(help="games played at the same time")] = 8,
         out: Annotated[Path | None, typer.Option(
             help="results folder (default: runs/tournaments/GAME-seedS)")] = None,
@@ -71,9 +61,8 @@ def register(app: typer.Typer) -> None:
             help="PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable")] = None,
         fsync: Annotated[bool, typer.Option(
             help="fsync each transcript before indexing it (survives power loss)")] = True,
-        online: Annotated[bool, typer.Option(help="LLM seats call the live APIs")] = False,
-        replay: Annotated[Path | None, typer.Option(
-            help="replay LLM seats from this cassette, offline")] = None,
+        online: O.Online = False,
+        replay: O.Replay = None,
         as_json: Annotated[bool, typer.Option("--json", help="print only the aggregate JSON")]
         = False,
     ) -> None:

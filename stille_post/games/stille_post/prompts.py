@@ -13,6 +13,7 @@ Rendering rules (RULES.md §1, "Conversation framing"):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from stille_post.core.events import Event
@@ -102,7 +103,9 @@ HINT_LABELS = {
 }
 
 
+@lru_cache(maxsize=32)
 def roster_listing(roster: Roster) -> str:
+    # Cached: every request of every seat lists the same roster (frozen, so hashable).
     groups: dict[str, list[str]] = {}
     for m in roster:
         groups.setdefault(m.provider, []).append(m.id)
