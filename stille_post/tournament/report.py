@@ -74,7 +74,9 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
 def _rated(t: Transcript) -> ratings.RatedGame | None:
     result = t.result or {}
     placements = result.get("placements") or {}
-    if not placements:
+    if not placements or (result.get("summary") or {}).get("valid") is False:
+        # A void game (a Chameleon `Fail`) ranks nobody: rating it as an all-way draw
+        # would pull every rating toward the others for a game nobody played out.
         return None
     players = {str(s): str(info.get("player", f"seat {s}")) for s, info in t.seats.items()}
     winners = (result.get("summary") or {}).get("winners")

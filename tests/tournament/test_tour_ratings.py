@@ -99,3 +99,17 @@ def test_self_play_seats_share_one_rating() -> None:
     got = ratings.rate_once([RatedGame("1", (("g", 1), ("g", 2), ("x", 3)))])
     assert set(got) == {"g", "x"}
     assert got["g"].mu > got["x"].mu
+
+
+def test_void_games_are_not_rated() -> None:
+    from stille_post.core.transcript import Transcript
+    from stille_post.tournament.report import _rated
+
+    seats = {"1": {"player": "bot:a"}, "2": {"player": "bot:b"}}
+    header = {"kind": "header", "seed": 3, "seats": seats}
+    played = Transcript(header=header, result={"placements": {"1": 1, "2": 2},
+                                               "summary": {"winners": [1]}})
+    void = Transcript(header=header, result={"placements": {"1": 1, "2": 1},
+                                             "summary": {"winners": [], "valid": False}})
+    assert _rated(played) is not None
+    assert _rated(void) is None
