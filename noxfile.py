@@ -28,7 +28,7 @@ def spec(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff (lint + format check) and mypy."""
+    """ruff check and mypy (config in pyproject.toml)."""
     _install(session)
     session.run("ruff", "check", ".")
     session.run("mypy")
