@@ -137,9 +137,9 @@ def _print_summary(console: Console, seats: dict[str, dict[str, Any]],
     table.add_column("place", justify="right")
     table.add_column("seat")
     table.add_column("player")
-    table.add_column("identity")
+    table.add_column("identity / role")
     for seat, place in sorted(summary["placements"].items(), key=lambda kv: (kv[1], kv[0])):
         info = seats.get(seat, {})
         table.add_row(str(place), f"Player {seat}", str(info.get("player", "")),
-                      str(info.get("model", "")))
+                      str(info.get("model", info.get("role", ""))))
     console.print(table)

@@ -17,6 +17,8 @@ SEAT_COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cya
 
 # Event types that only structure the log; their meaning is already in another line.
 _SILENT = {"tool_calls", "eliminated"}
+# What a player says, per game: event type -> the data key holding the words.
+_SPEECH = {"message": "text", "word": "word"}
 
 
 class LiveRenderer:
@@ -36,10 +38,10 @@ class LiveRenderer:
         to = ""
         if private and event.visibility.seats:
             to = " → " + ",".join(f"P{s}" for s in sorted(event.visibility.seats))
-        if event.type in ("message",):
-            who = f"Player {event.actor}"
-            label = Text(f"[{who}] ", style=f"bold {self.colour(event.actor)}")
-            self.console.print(label + Text(text))
+        if event.type in _SPEECH and event.actor is not None:
+            spoken = str(event.data.get(_SPEECH[event.type], text))
+            label = Text(f"[Player {event.actor}] ", style=f"bold {self.colour(event.actor)}")
+            self.console.print(label + Text(spoken))
         elif event.type == "identity_guess":
             self.console.print(Text(f"{lock}[Player {event.actor}{to}] guesses: {text}",
                                     style=f"dim {self.colour(event.actor)}"))
