@@ -17,6 +17,7 @@ from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.base import GameOutcome, LLMFactory
 from stille_post.providers.base import Usage
+from stille_post.providers.pricing import seat_cost_usd
 
 
 @dataclass
@@ -26,10 +27,10 @@ class GameRun:
     transcript: Path
     seats: dict[str, dict[str, Any]]
     outcome: GameOutcome
+    usage: dict[int, dict[str, Any]]  # per-seat rows, exactly as the transcript records them
 
     def cost_usd(self) -> float:
-        rows = usage_json(self.seats, self.outcome.usage).values()
-        return round(sum(float(r.get("cost_usd", 0.0)) for r in rows), 6)
+        return round(sum(float(r.get("cost_usd", 0.0)) for r in self.usage.values()), 6)
 
     def tokens(self) -> int:
         return sum(u.input_tokens + u.output_tokens for u in self.outcome.usage.values())
@@ -38,7 +39,8 @@ class GameRun:
         """The `play --json` summary (stable keys; see README). Games with LLM seats add
         `tokens` and `cost_usd`."""
         s = self.outcome.summary
-        spent = {"tokens": self.tokens(), "cost_usd": self.cost_usd()} if self.tokens() else {}
+        tokens = self.tokens()
+        spent = {"tokens": tokens, "cost_usd": self.cost_usd()} if tokens else {}
         return {
             "status": self.outcome.status,
             "seed": self.seed,
@@ -78,31 +80,29 @@ async def play_game(
                 watch(event)
 
         outcome = await prepared.play(sink)
+        usage = usage_json(seats, outcome.usage)
         writer.result(
             status=outcome.status,
             reason=outcome.reason,
             placements=outcome.placements,
-            usage=usage_json(seats, outcome.usage),
+            usage=usage,
             summary=outcome.summary,
         )
-    return GameRun(game.name, seed, out, seats, outcome)
+    return GameRun(game.name, seed, out, seats, outcome, usage)
 
 
 def usage_json(seats: Mapping[str, Mapping[str, Any]], usage: Mapping[int, Usage]
                ) -> dict[int, dict[str, Any]]:
     """Per-seat tokens, and dollars for seats that called a priced model.
 
-    A seat is priced by its model: the API name in its spec ("openai:gpt-5-mini"), which
-    for Stille Post is also its identity. Bots spend nothing.
+    A seat is priced by the model its spec names ("openai:gpt-5-mini"), which for Stille
+    Post is also its identity. Bots spend nothing and get no `cost_usd`.
     """
-    from stille_post.providers.pricing import cost_usd
-
     out: dict[int, dict[str, Any]] = {}
     for seat, u in usage.items():
         row: dict[str, Any] = u.to_json()
-        label = str(seats.get(str(seat), {}).get("player", ""))
-        kind, _, model = label.partition(":")
-        if kind != "bot" and model and (u.input_tokens or u.output_tokens):
-            row["cost_usd"] = round(cost_usd(model.split("@")[0], u), 6)
+        cost = seat_cost_usd(str(seats.get(str(seat), {}).get("player", "")), u)
+        if cost is not None:
+            row["cost_usd"] = round(cost, 6)
         out[seat] = row
     return out

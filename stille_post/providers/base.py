@@ -7,6 +7,7 @@ Opaque provider data (Gemini's thought signatures, Anthropic's thinking blocks) 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -69,6 +70,13 @@ class Usage:
             "output_tokens": self.output_tokens,
             "cached_input_tokens": self.cached_input_tokens,
         }
+
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any] | None) -> Usage:
+        """A transcript's usage row (extra keys such as `cost_usd` are ignored)."""
+        d = row or {}
+        return cls(int(d.get("input_tokens", 0)), int(d.get("output_tokens", 0)),
+                   int(d.get("cached_input_tokens", 0)))
 
 
 @dataclass(frozen=True)

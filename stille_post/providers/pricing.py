@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -85,3 +86,29 @@ def default_prices() -> PriceTable:
 def cost_usd(model: str, usage: Usage) -> float:
     """Dollars for one model's usage, with the shipped price table."""
     return default_prices().cost_usd(model, usage)
+
+
+def model_of(label: str) -> str | None:
+    """The API model a seat label names ("openai:gpt-5-mini" -> "gpt-5-mini",
+    "openai-compatible:MODEL@URL" -> "MODEL"); None for bots."""
+    kind, sep, model = label.partition(":")
+    if not sep or kind == "bot" or not model:
+        return None
+    return model.partition("@")[0]
+
+
+def seat_cost_usd(label: str, usage: Usage) -> float | None:
+    """Dollars for one seat, or None when the seat is no priced LLM call (a bot, or no
+    tokens spent)."""
+    model = model_of(label)
+    if model is None or not (usage.input_tokens or usage.output_tokens):
+        return None
+    return cost_usd(model, usage)
+
+
+def recorded_cost_usd(label: str, row: Mapping[str, Any] | None) -> float:
+    """A seat's dollars from its transcript usage row. The `cost_usd` priced at play time
+    wins, so a later price change does not rewrite old results; older rows are priced now."""
+    if row and "cost_usd" in row:
+        return float(row["cost_usd"])
+    return seat_cost_usd(label, Usage.from_json(row)) or 0.0

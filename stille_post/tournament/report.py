@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.transcript import Transcript
+from stille_post.providers.base import Usage
+from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.tournament import ratings
-from stille_post.tournament.costs import recorded_dollars, usage_from_json
 from stille_post.tournament.metrics import metrics_for, normalise
 from stille_post.tournament.results import Results, load_results
 
@@ -36,9 +37,9 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
             for seat, info in t.seats.items():
                 label = str(info.get("player", f"seat {seat}"))
                 row = ((t.result or {}).get("usage") or {}).get(str(seat))
-                u = usage_from_json(row)
+                u = Usage.from_json(row)
                 tokens[label] += u.input_tokens + u.output_tokens
-                spend[label] += recorded_dollars(label, row)
+                spend[label] += recorded_cost_usd(label, row)
             yield t
 
     fn = metrics_for(results.config.game)

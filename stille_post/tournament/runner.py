@@ -18,9 +18,9 @@ from stille_post.core.errors import ConfigError
 from stille_post.core.rng import make_rng
 from stille_post.games import get_game
 from stille_post.games.base import LLMFactory
-from stille_post.session import GameRun, play_game, usage_json
+from stille_post.providers.pricing import recorded_cost_usd
+from stille_post.session import GameRun, play_game
 from stille_post.tournament.config import GameSpec, TournamentConfig
-from stille_post.tournament.costs import recorded_dollars
 from stille_post.tournament.index import GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
@@ -140,8 +140,7 @@ async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
 def _index_row(out: Path, spec: GameSpec, run: GameRun) -> IndexRow:
     labels = {seat: str(info.get("player", "")) for seat, info in run.seats.items()}
     usage = {str(s): u for s, u in run.outcome.usage.items()}
-    rows = usage_json(run.seats, run.outcome.usage)  # what the transcript recorded
-    dollars = sum(recorded_dollars(labels.get(str(s), ""), r) for s, r in rows.items())
+    dollars = sum(recorded_cost_usd(labels.get(str(s), ""), r) for s, r in run.usage.items())
     return IndexRow(
         id=spec.id, idx=spec.index, seed=spec.seed, status=run.outcome.status,
         reason=run.outcome.reason,

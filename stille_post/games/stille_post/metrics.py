@@ -11,12 +11,12 @@ is measured across all the seats and identities it played.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
-from importlib import import_module
+from collections.abc import Iterable
 from typing import Any
 
 from stille_post.core.transcript import Transcript
 from stille_post.providers.base import Usage
+from stille_post.providers.pricing import recorded_cost_usd
 
 GAME = "stille-post"
 
@@ -32,29 +32,11 @@ _COUNTS = (
 )
 
 
-def _pricer() -> Callable[[str, Usage], float] | None:
-    try:
-        fn = getattr(import_module("stille_post.providers.pricing"), "cost_usd", None)
-    except ImportError:
-        return None
-    return fn if callable(fn) else None
-
-
-def _dollars(label: str, usage: Usage, pricer: Callable[[str, Usage], float] | None) -> float:
-    if pricer is None or label.startswith("bot:") or ":" not in label:
-        return 0.0
-    try:
-        return float(pricer(label.partition(":")[2].partition("@")[0], usage))
-    except Exception:  # a model the price table does not know costs 0 here, not a crash
-        return 0.0
-
-
 def _ratio(a: float, b: float) -> float | None:
     return a / b if b else None
 
 
 def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
-    pricer = _pricer()
     c: dict[str, Counter[str]] = defaultdict(Counter)
     dollars: defaultdict[str, float] = defaultdict(float)
     ends: Counter[str] = Counter()
@@ -76,14 +58,11 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         for seat, who in label.items():
             c[who]["games"] += 1
             c[who]["survived"] += seat in survivors
-            u = (result.get("usage") or {}).get(str(seat)) or {}
-            usage = Usage(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)),
-                          int(u.get("cached_input_tokens", 0)))
+            row = (result.get("usage") or {}).get(str(seat))
+            usage = Usage.from_json(row)
             c[who]["input_tokens"] += usage.input_tokens
             c[who]["output_tokens"] += usage.output_tokens
-            # The price recorded at play time wins over today's table.
-            dollars[who] += (float(u["cost_usd"]) if "cost_usd" in u
-                             else _dollars(who, usage, pricer))
+            dollars[who] += recorded_cost_usd(who, row)
         _count_events(t, label, winners, c, causes)
     per_player = {who: _player_row(k, dollars[who]) for who, k in sorted(c.items())}
     total_pulls = sum(k["roulette_pulls"] for k in c.values())
