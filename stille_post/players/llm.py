@@ -3,15 +3,98 @@
 It knows nothing about any game: the game's `PromptBook` renders the request, and the
 engine validates the action. Retries live in the provider layer, once; a provider that
 still fails surfaces here as `ProviderError`, which the engine turns into a forfeit.
+
+This is also where model output enters the package, so it is made safe here, once:
+- text and tool arguments are sanitised (`core.text.clean_data`: no lone surrogates, no
+  terminal control characters) and every configured key is masked (`providers.secrets`);
+- a reply the adapter could not read (`MalformedReply`: invalid JSON, content that is not
+  text) comes back as an action whose tool call is marked malformed with the reason. The
+  engines treat that as a parse error, so the seat gets the usual corrective re-ask and a
+  forfeit names what happened if the re-asks fail too;
+- a request that is not in a replayed cassette (`ReplayMiss`) aborts the game with
+  `GameAborted`: nothing real can happen in it any more;
+- any other exception from a provider is a `ProviderError` (a forfeit), never a crash.
+
+`answer_stats(provider)` counts, per provider, the calls that came back with a usable
+reply; `core/warnings.py` turns a seat that never got one into a warning.
 """
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
-from stille_post.core.errors import ProviderError, StillePostError
+from stille_post.core.errors import GameAborted, ProviderError, StillePostError
+from stille_post.core.text import clean_data, clean_text
 from stille_post.players.base import Action, Decision, PromptBook
-from stille_post.providers.base import ChatRequest, Provider
+from stille_post.providers.base import (
+    ChatRequest,
+    Completion,
+    MalformedReply,
+    Provider,
+    ReplayMiss,
+    ToolCall,
+)
+from stille_post.providers.secrets import redact, redact_data
+
+# The name of the placeholder call that carries an unreadable reply to the engine.
+UNREADABLE_REPLY = "unreadable_reply"
+
+
+@dataclass
+class AnswerStats:
+    """What one provider's calls came to, for the "nothing real happened" warning."""
+
+    label: str
+    calls: int = 0
+    usable: int = 0  # a reply with text or a well-formed tool call
+    failed: int = 0  # provider errors after retries, replay misses
+    malformed: int = 0  # unreadable replies (re-asked)
+    last_failure: str | None = None
+
+
+_STATS: weakref.WeakKeyDictionary[Any, AnswerStats] = weakref.WeakKeyDictionary()
+
+
+def answer_stats(provider: Any) -> AnswerStats | None:
+    """The counts of every `LLMPlayer.decide` that went through `provider` (None if it
+    was never asked)."""
+    try:
+        return _STATS.get(provider)
+    except TypeError:  # not weak-referenceable
+        return None
+
+
+def _stats_for(provider: Any, label: str) -> AnswerStats:
+    try:
+        stats = _STATS.get(provider)
+        if stats is None:
+            stats = _STATS[provider] = AnswerStats(label)
+        return stats
+    except TypeError:
+        return AnswerStats(label)
+
+
+def safe_text(text: str) -> str:
+    """Model or server text as it may enter the game: keys masked, controls replaced."""
+    return clean_text(redact(text))
+
+
+def safe_completion(completion: Completion) -> tuple[str, tuple[ToolCall, ...]]:
+    text = completion.text if isinstance(completion.text, str) else ""
+    calls: list[ToolCall] = []
+    for c in completion.tool_calls:
+        name = safe_text(c.name) if isinstance(c.name, str) else ""
+        args = clean_data(redact_data(c.arguments)) if isinstance(c.arguments, dict) else {}
+        malformed = c.malformed if isinstance(c.malformed, str) or c.malformed is None \
+            else "the call could not be read"
+        if not isinstance(args, dict):
+            args, malformed = {}, malformed or "arguments are not a JSON object"
+        calls.append(ToolCall(name, args, id=c.id if isinstance(c.id, str) else None,
+                              malformed=safe_text(malformed) if malformed else None,
+                              provider_data=c.provider_data))
+    return safe_text(text).strip(), tuple(calls)
 
 
 class LLMPlayer:
@@ -44,16 +127,41 @@ class LLMPlayer:
                 tool_choice=request.tool_choice,
             )
         self.last_request = request
+        stats = _stats_for(self.provider, self.name)
+        stats.calls += 1
         try:
             completion = await self.provider.complete(request)
+        except ReplayMiss as exc:
+            stats.failed += 1
+            stats.last_failure = safe_text(str(exc))
+            raise GameAborted(stats.last_failure) from exc
+        except MalformedReply as exc:
+            stats.malformed += 1
+            stats.last_failure = safe_text(str(exc))
+            # A placeholder call marked malformed: the engines re-ask on it with the reason.
+            return Action(text="", tool_calls=(
+                ToolCall(UNREADABLE_REPLY, {}, malformed=f"the reply could not be read: "
+                         f"{stats.last_failure}"),))
+        except ProviderError as exc:
+            stats.failed += 1
+            stats.last_failure = safe_text(str(exc))
+            raise ProviderError(stats.last_failure, status=exc.status,
+                                retryable=exc.retryable) from exc
         except StillePostError:
+            stats.failed += 1
             raise
         except Exception as exc:  # an SDK error the adapter did not classify
-            raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
+            stats.failed += 1
+            stats.last_failure = safe_text(f"{type(exc).__name__}: {exc}")[:300]
+            raise ProviderError(stats.last_failure) from exc
+        text, calls = safe_completion(completion)
+        if text or any(c.malformed is None for c in calls):
+            stats.usable += 1
+        model = completion.model if isinstance(completion.model, str) else None
         return Action(
-            text=(completion.text or "").strip(),
-            tool_calls=tuple(completion.tool_calls),
+            text=text,
+            tool_calls=calls,
             usage=completion.usage,
-            model=completion.model,
+            model=safe_text(model) if model else model,
             provider_data=dict(completion.provider_data),
         )

@@ -1,14 +1,22 @@
-"""Pieces every SDK adapter shares: keys, options, argument parsing."""
+"""Pieces every SDK adapter shares: keys, options, argument parsing, and the one
+normalisation of what a 200 answer may hold (`content_text`, `read_completion`)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stille_post.core.errors import MissingKeyError
-from stille_post.providers.retry import DEFAULT_MAX_RETRIES, RetryPolicy, set_concurrency
+from stille_post.providers.base import Completion, MalformedReply
+from stille_post.providers.retry import (
+    DEFAULT_ATTEMPT_TIMEOUT_S,
+    DEFAULT_MAX_RETRIES,
+    RetryPolicy,
+    set_concurrency,
+)
+from stille_post.providers.secrets import register_secret
 
 # vcrpy stores gzip bodies decoded but cannot decode zstd or brotli: ask for gzip only.
 ACCEPT_ENCODING = {"Accept-Encoding": "gzip"}
@@ -20,20 +28,28 @@ def resolve_key(explicit: str | None, env_names: Sequence[str], kind: str) -> st
 
     The error names the variable, never a value."""
     if explicit:
+        register_secret(explicit)
         return explicit
     for name in env_names:
         value = os.environ.get(name)
         if value:
+            register_secret(value)
             return value
     names = " or ".join(env_names)
     raise MissingKeyError(f"{names} is not set: export it to play {kind} seats "
                           "(or use --replay CASSETTE to replay a recording)")
 
 
-def make_policy(max_retries: int | None, retry_policy: RetryPolicy | None) -> RetryPolicy:
+def make_policy(max_retries: int | None, retry_policy: RetryPolicy | None,
+                timeout: float | None = None) -> RetryPolicy:
+    """The adapter's retry loop. With an explicit `timeout` (per read, for the SDK) the
+    total deadline of one attempt is 1.5 times it, so a short timeout also ends a body
+    that trickles in one byte at a time."""
     if retry_policy is not None:
         return retry_policy
-    return RetryPolicy(max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries)
+    deadline = DEFAULT_ATTEMPT_TIMEOUT_S if timeout is None else max(0.05, timeout * 1.5)
+    return RetryPolicy(max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
+                       attempt_timeout_s=deadline)
 
 
 def apply_concurrency(kind: str, base_url: str, max_concurrency: int | None) -> None:
@@ -56,8 +72,56 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
         return {}, None
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        # ValueError: a 5,000-digit integer (int parsing is capped at 4,300 digits);
+        # RecursionError: arguments nested thousands deep.
         return {}, f"arguments are not valid JSON: {raw[:120]!r}"
     if not isinstance(value, dict):
         return {}, f"arguments are not a JSON object: {raw[:120]!r}"
     return value, None
+
+
+def content_text(value: Any) -> str:
+    """A reply's content as text: the one normalisation at the provider boundary.
+
+    `None` is "" (a tool-only turn); a list of parts (some gateways, Mistral) is the join
+    of its text parts; anything else that is not a string (a number, a dict, a bool) is
+    not an answer: `MalformedReply`, which the player turns into the usual re-ask."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts: list[str] = []
+        for part in value:
+            if isinstance(part, str):
+                texts.append(part)
+                continue
+            kind = part.get("type") if isinstance(part, dict) else getattr(part, "type", None)
+            text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
+            if kind in (None, "text", "output_text") and isinstance(text, str):
+                texts.append(text)
+            elif kind in ("text", "output_text") or text is not None:
+                raise MalformedReply(f"a text part of the reply is a {type(text).__name__}, "
+                                     "not text")
+            # other parts (images, refusals, reasoning) carry no message text
+        return "".join(texts)
+    raise MalformedReply(f"the reply's content is a {type(value).__name__}, not text")
+
+
+def read_completion(parse: Callable[[Any, str], Completion], resp: Any, model: str,
+                    label: str) -> Completion:
+    """Run an adapter's parser on a 200 answer; any surprise in its shape is the model's
+    (or the server's) bad output, never an internal error: `MalformedReply`."""
+    try:
+        completion = parse(resp, model)
+    except MalformedReply as exc:
+        raise MalformedReply(f"{label}: {exc}") from exc
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError,
+            RecursionError) as exc:
+        raise MalformedReply(f"{label}: the answer has an unexpected shape "
+                             f"({type(exc).__name__})") from exc
+    if not isinstance(completion.text, str):
+        raise MalformedReply(f"{label}: the reply's text is a "
+                             f"{type(completion.text).__name__}, not text")
+    return completion

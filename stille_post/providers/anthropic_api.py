@@ -23,8 +23,10 @@ from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
     apply_concurrency,
+    content_text,
     make_policy,
     parse_arguments,
+    read_completion,
     resolve_key,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
@@ -94,7 +96,7 @@ def completion_from_anthropic(resp: Any, model: str) -> Completion:
     for block in getattr(resp, "content", None) or []:
         kind = getattr(block, "type", None)
         if kind == "text":
-            texts.append(block.text or "")
+            texts.append(content_text(getattr(block, "text", None)))
         elif kind == "tool_use":
             args, malformed = parse_arguments(getattr(block, "input", None))
             calls.append(ToolCall(block.name or "", args, id=block.id or None,
@@ -142,7 +144,7 @@ class AnthropicProvider:
         self.model = model
         self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
         key = resolve_key(api_key, ["ANTHROPIC_API_KEY"], self.kind)
-        self.policy = make_policy(max_retries, retry_policy)
+        self.policy = make_policy(max_retries, retry_policy, timeout)
         self.prompt_caching = prompt_caching
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self.client = AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
@@ -181,4 +183,5 @@ class AnthropicProvider:
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url),
         )
-        return completion_from_anthropic(resp, self.model)
+        return read_completion(completion_from_anthropic, resp, self.model,
+                               f"{self.kind}:{self.model}")

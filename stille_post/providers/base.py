@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from stille_post.core.errors import ProviderError
+
 Role = Literal["user", "assistant", "tool"]
 
 
@@ -87,6 +89,18 @@ class Completion:
     model: str
     finish_reason: str | None = None
     provider_data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+class MalformedReply(ProviderError):
+    """A 200 answer that cannot be read: a body that is not JSON or not the API's shape,
+    or content that is not text. It is the *model's* bad output, not an outage: the
+    player turns it into a parse error, which earns the seat the usual re-ask."""
+
+
+class ReplayMiss(ProviderError):
+    """Replaying, and the request is not in the cassette: nothing real can happen in this
+    game any more. The player aborts the game with this message (it names the cassette
+    and the request)."""
 
 
 @runtime_checkable

@@ -27,8 +27,10 @@ from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
     apply_concurrency,
+    content_text,
     make_policy,
     parse_arguments,
+    read_completion,
     resolve_key,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
@@ -125,7 +127,7 @@ def completion_from_google(resp: Any, model: str) -> Completion:
             elif getattr(part, "thought", None):
                 continue  # a thought summary is not the answer
             elif getattr(part, "text", None) is not None:
-                texts.append(part.text)
+                texts.append(content_text(part.text))
                 if sig:
                     data[TEXT_SIGNATURE_KEY] = sig
     else:
@@ -171,7 +173,7 @@ class GoogleProvider:
         self.model = model
         self.base_url = (base_url or GOOGLE_BASE_URL).rstrip("/")
         key = resolve_key(api_key, ["GEMINI_API_KEY", "GOOGLE_API_KEY"], self.kind)
-        self.policy = make_policy(max_retries, retry_policy)
+        self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(),
                                         timeout=timeout or DEFAULT_TIMEOUT_S)
@@ -228,4 +230,5 @@ class GoogleProvider:
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url),
         )
-        return completion_from_google(resp, self.model)
+        return read_completion(completion_from_google, resp, self.model,
+                               f"{self.kind}:{self.model}")

@@ -9,6 +9,8 @@ normalised:
                                                        applies the first, refuses the rest)
 - a reasoning model that spent the whole budget     -> text "", finish "length"
 - no `prompt_tokens_details` (older models, local servers) -> cached 0
+- `content` as a list of parts (some gateways, Mistral) -> the text parts joined; any
+  other non-string content                          -> MalformedReply (a re-ask)
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
     apply_concurrency,
+    content_text,
     make_policy,
     parse_arguments,
+    read_completion,
     resolve_key,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
@@ -84,7 +88,7 @@ def completion_from_openai(resp: Any, model: str) -> Completion:
         calls.append(ToolCall(name, args, id=getattr(tc, "id", None) or None,
                               malformed=malformed))
     return Completion(
-        text=msg.content or "",
+        text=content_text(getattr(msg, "content", None)),
         tool_calls=calls,
         usage=usage,
         model=getattr(resp, "model", None) or model,
@@ -122,7 +126,7 @@ class OpenAIProvider:
         self.model = model
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
         key = self._key(api_key)
-        self.policy = make_policy(max_retries, retry_policy)
+        self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self.client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0,
                                   timeout=timeout or DEFAULT_TIMEOUT_S,
@@ -161,7 +165,8 @@ class OpenAIProvider:
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url),
         )
-        return completion_from_openai(resp, self.model)
+        return read_completion(completion_from_openai, resp, self.model,
+                               f"{self.kind}:{self.model}")
 
 
 class OpenAICompatibleProvider(OpenAIProvider):

@@ -2,7 +2,9 @@
 (`play --record/--replay`), the test-suite (conftest.py) and the recording tools share.
 
 Secrets never reach a cassette (DESIGN.md "Record and replay"):
-- the auth headers and the `key` query parameter are filtered;
+- the auth headers and the `key`, `api_key`, `token`, `access_token` query parameters are
+  filtered, and every configured key value is masked in URIs and in request and response
+  bodies (providers/secrets.py: gateways echo a refused key in their error body);
 - request and response headers are cut to an allow-list, which also drops cookies,
   organisation/project names and request ids;
 - bodies are stored decoded (`decode_compressed_response`), and the adapters ask for gzip
@@ -21,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 FILTER_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "openai-organization",
                   "openai-project", "cookie"]
-FILTER_QUERY_PARAMETERS = ["key"]
+FILTER_QUERY_PARAMETERS = ["key", "api_key", "apikey", "token", "access_token"]
 # Matching on the body keeps concurrent calls apart: the identity guesses of all seats go
 # out at once and come back in any order while recording.
 MATCH_ON = ["method", "scheme", "host", "port", "path", "body"]
@@ -46,17 +48,39 @@ def find_keys(text: str) -> list[str]:
 
 
 def scrub_request(request: Any) -> Any:
+    from stille_post.providers.secrets import redact, redact_bytes
+
     for name in list(request.headers):
         if name.lower() not in _KEEP_REQUEST_HEADERS:
             del request.headers[name]
+    uri = getattr(request, "uri", None)
+    if isinstance(uri, str):
+        clean = redact(uri)
+        if clean != uri:
+            request.uri = clean
+    body = getattr(request, "body", None)
+    if isinstance(body, bytes | str) and body:
+        raw = body.encode("utf-8") if isinstance(body, str) else body
+        clean_body = redact_bytes(raw)
+        if clean_body != raw:
+            request.body = clean_body
     return request
 
 
 def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
+    from stille_post.providers.secrets import redact_bytes
+
     headers = response.get("headers") or {}
     for name in list(headers):
         if name.lower() not in _KEEP_RESPONSE_HEADERS:
             del headers[name]
+    body = response.get("body")
+    if isinstance(body, dict):
+        raw = body.get("string")
+        if isinstance(raw, str):
+            body["string"] = redact_bytes(raw.encode("utf-8")).decode("utf-8")
+        elif isinstance(raw, bytes):
+            body["string"] = redact_bytes(raw)
     return response
 
 

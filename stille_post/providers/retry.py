@@ -6,9 +6,20 @@ four APIs (TextArena copies a retry loop into every agent; we do not), and it le
 inject the randomness and the sleeping so nothing real waits.
 
 What is retried: HTTP 429, 408, 409 (OpenAI's "try again" lock), every 5xx including
-Anthropic's 529 "overloaded", timeouts and dropped connections. Everything else (400, 401,
-403, 404, 422, a request that is not in a replayed cassette) fails at once. The final
-failure is a `ProviderError` carrying the HTTP status; the engine turns it into a forfeit.
+Anthropic's 529 "overloaded", timeouts, dropped connections and bodies cut short. Everything
+else (400, 401, 403, 404, 422) fails at once. The final failure is a `ProviderError`
+carrying the HTTP status; the engine turns it into a forfeit.
+
+Two failures are not the provider being down, and end differently:
+- a 200 answer whose body is not valid JSON (or not the API's shape) is retried once, as
+  a transient glitch, then raised as `MalformedReply`: the player turns it into a parse
+  error, which earns the seat the usual corrective re-ask;
+- a request that is not in a replayed cassette raises `ReplayMiss` at once: nothing real
+  can happen in that game any more, so the player aborts it.
+
+Each attempt also has a total deadline (`attempt_timeout_s`): the SDKs' timeouts are per
+read, so a server that sends its body one byte at a time would otherwise hold a call
+until the game's decision deadline.
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,6 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from stille_post.core.errors import ProviderError
+from stille_post.core.text import clean_text
+from stille_post.providers.base import MalformedReply, ReplayMiss
+from stille_post.providers.secrets import redact
 
 T = TypeVar("T")
 
@@ -31,6 +46,11 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 
 MAX_RETRY_AFTER_S = 60.0
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_MAX_CONCURRENCY = 8
+# Longer than any real completion of a game turn (the SDK read timeout is 120 s), far
+# shorter than the game's 300 s decision deadline.
+DEFAULT_ATTEMPT_TIMEOUT_S = 180.0
+# How often an unreadable 200 answer is tried again before it counts as a bad reply.
+MALFORMED_RETRIES = 1
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,8 @@ class Failure:
     status: int | None = None
     retryable: bool = False
     retry_after: float | None = None
+    # "malformed": a 200 answer we could not read; "replay_miss": not in the cassette.
+    kind: str = "transport"
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -89,16 +111,56 @@ def _in_chain(exc: BaseException, name: str) -> bool:
     return False
 
 
+def _find_in_chain(exc: BaseException, name: str) -> BaseException | None:
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if type(cur).__name__ == name:
+            return cur
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
+_CASSETTE = re.compile(r"existing cassette \((?P<path>.*?)\) in your")
+_REQUEST = re.compile(r"No match for the request \(<Request \((?P<method>\w+)\) (?P<uri>[^>]*)>\)")
+
+
+def replay_miss_message(exc: BaseException) -> str:
+    """Name the cassette and the request from vcrpy's exception text."""
+    text = str(exc)
+    cas = _CASSETTE.search(text)
+    req = _REQUEST.search(text)
+    where = f" {cas.group('path').strip(chr(39))}" if cas else ""
+    what = f"{req.group('method')} {redact(req.group('uri'))}" if req else "a request"
+    return (f"{what} is not in the replayed cassette{where} (the game diverged from the "
+            "recording, or the cassette is from another version or another seed)")
+
+
+_MALFORMED_NAMES = ("JSONDecodeError", "ValidationError", "UnicodeDecodeError")
+_TRANSPORT_NAMES = ("RemoteProtocolError", "ReadError", "NetworkError", "ProtocolError",
+                    "IncompleteRead", "ServerDisconnected", "DecodingError")
+
+
 def classify(exc: BaseException) -> Failure:
     """Map any SDK's exception to a `Failure`. Never includes headers or request data,
-    so an API key cannot leak into the message."""
+    and every message goes through `redact`, so an API key cannot leak into it."""
     if isinstance(exc, ProviderError):
-        return Failure(str(exc), exc.status, exc.retryable)
-    if _in_chain(exc, "CannotOverwriteExistingCassetteException"):
+        kind = ("replay_miss" if isinstance(exc, ReplayMiss) else
+                "malformed" if isinstance(exc, MalformedReply) else "transport")
+        return Failure(redact(str(exc)), exc.status, exc.retryable, kind=kind)
+    miss = _find_in_chain(exc, "CannotOverwriteExistingCassetteException")
+    if miss is not None:
         # Replaying and the request is not in the cassette: retrying cannot help, and the
         # SDK would report it as a connection error, hiding the real cause.
-        return Failure("this request is not in the replayed cassette (the game diverged "
-                       "from the recording, or the cassette is from another version)")
+        return Failure(replay_miss_message(miss), kind="replay_miss")
+    for bad in _MALFORMED_NAMES:
+        found = _find_in_chain(exc, bad)
+        if found is not None:
+            # A 200 answer whose body is not JSON, or not the API's shape: the SDK fails
+            # while parsing it. Once may be a glitch (a proxy cutting the body); retry.
+            return Failure(f"the provider's answer could not be read ({bad}: "
+                           f"{_short_message(found)[:120]})", None, True, kind="malformed")
     name = type(exc).__name__
     status = _status_of(exc)
     if status is not None:
@@ -112,21 +174,17 @@ def classify(exc: BaseException) -> Failure:
         return Failure(f"the provider did not answer in time ({name})", None, True)
     if "Connection" in name or "Connect" in name or isinstance(exc, ConnectionError):
         return Failure(f"could not reach the provider ({name})", None, True)
+    if any(_in_chain(exc, n) for n in _TRANSPORT_NAMES):
+        return Failure(f"the provider's answer was cut off ({name})", None, True)
     return Failure(f"{name}: {_short_message(exc)}", None, False)
 
 
 def _short_message(exc: BaseException) -> str:
     # google-genai and openai put the server's message in `.message`; fall back to str().
     text = str(getattr(exc, "message", None) or exc)
-    text = " ".join(text.split())
-    return redact(text[:300])
-
-
-def redact(text: str) -> str:
-    """Belt and braces: mask anything key-shaped before it can reach a message."""
-    from stille_post.providers.recording import KEY_PATTERN
-
-    return KEY_PATTERN.sub("[redacted]", text)
+    # Redact before cutting: a key cut in half would no longer match its value.
+    text = redact(" ".join(text.split()))
+    return clean_text(text[:300])
 
 
 @dataclass
@@ -143,6 +201,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: Callable[[], float] = field(default=random.random)
     sleep: Callable[[float], Awaitable[Any]] = field(default=asyncio.sleep)
+    attempt_timeout_s: float = DEFAULT_ATTEMPT_TIMEOUT_S
 
     def delay(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number `attempt + 1` (attempt counts from 0)."""
@@ -156,24 +215,37 @@ class RetryPolicy:
     async def run(self, call: Callable[[], Awaitable[T]], *, label: str,
                   limiter: asyncio.Semaphore | None = None) -> T:
         attempt = 0
+        malformed = 0
         while True:
             try:
                 if limiter is None:
-                    return await call()
+                    return await self._attempt(call)
                 async with limiter:
-                    return await call()
+                    return await self._attempt(call)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 failure = classify(exc)
-                if not failure.retryable or attempt >= self.max_retries:
-                    tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise ProviderError(f"{label}: {failure.message}{tries}",
-                                        status=failure.status,
+                tries = f" after {attempt + 1} attempts" if attempt else ""
+                message = f"{label}: {failure.message}{tries}"
+                if failure.kind == "replay_miss":
+                    raise ReplayMiss(message) from exc
+                if failure.kind == "malformed":
+                    malformed += 1
+                    if malformed > MALFORMED_RETRIES or attempt >= self.max_retries:
+                        raise MalformedReply(message) from exc
+                elif not failure.retryable or attempt >= self.max_retries:
+                    raise ProviderError(message, status=failure.status,
                                         retryable=failure.retryable) from exc
                 # Sleep outside the semaphore so a waiting call does not block the others.
                 await self.sleep(self.delay(attempt, failure))
                 attempt += 1
+
+
+    async def _attempt(self, call: Callable[[], Awaitable[T]]) -> T:
+        # A total deadline for the attempt, body included (the SDK's timeout is per read).
+        async with asyncio.timeout(self.attempt_timeout_s):
+            return await call()
 
 
 # One semaphore per (provider kind, base URL) and event loop: a Semaphore is bound to the
