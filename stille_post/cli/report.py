@@ -36,7 +36,20 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"{results_dir} is not a folder")
         if passes < 1:
             raise UsageError("--passes must be at least 1")
-        data = build_report(results_dir, passes=passes, seed=seed, workers=workers)
+        if workers < 1:
+            raise UsageError("--workers must be at least 1")
+        if html is not None and html.is_dir():
+            # Checked first: writing would leave a .tmp file behind before failing.
+            raise UsageError(f"--html {html} is a folder; give a file path")
+        if html is not None and not html.parent.is_dir():
+            raise UsageError(f"--html {html}: the folder {html.parent} does not exist")
+        if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
+            raise UsageError(f"--csv {csv_dir} is a file; give a folder")
+        try:
+            data = build_report(results_dir, passes=passes, seed=seed, workers=workers)
+        except (ValueError, KeyError, TypeError) as exc:
+            # A damaged transcript (named with its line) or an index row of another format.
+            raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
         err = Console(stderr=True)
         if csv_dir is not None:
             for path in write_csv(data, csv_dir):

@@ -26,6 +26,11 @@ def register(app: typer.Typer) -> None:
         if not transcript.is_file():
             raise UsageError(f"no transcript at {transcript}")
         target = out if out is not None else default_output(transcript)
+        if target.is_dir():
+            # Checked first: writing would leave a .tmp file behind before failing.
+            raise UsageError(f"--out {target} is a folder; give a file path")
+        if not target.parent.is_dir():
+            raise UsageError(f"--out {target}: the folder {target.parent} does not exist")
         if target.resolve() == transcript.resolve():
             raise UsageError(f"the page would overwrite the transcript {transcript}; use -o")
         try:

@@ -148,31 +148,66 @@ class Transcript:
 
     @classmethod
     def load(cls, path: Path | str) -> Transcript:
+        """Read a transcript. Only the *last* line may be torn (a crash mid-write: the
+        game is incomplete, not unreadable). A line that is not JSON, not an object, or
+        not valid UTF-8 anywhere else is garbage in the middle of the record, and raises
+        `TranscriptError` naming the file and the line number."""
         header: dict[str, Any] | None = None
         events: list[Event] = []
         result: dict[str, Any] | None = None
         torn = 0
-        for lineno, line in enumerate(_lines(Path(path)), start=1):
+        garbage: tuple[int, str] | None = None  # the first bad line, if any
+        for lineno, line in _numbered_lines(Path(path)):
+            if garbage is not None:
+                # A bad line followed by more lines was not cut by a crash.
+                raise TranscriptError(f"{path}:{garbage[0]}: {garbage[1]}")
+            if line is None:
+                garbage = (lineno, "not valid UTF-8")
+                continue
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError:
-                torn += 1  # a line cut by a crash: the game is incomplete, not unreadable
+            except (json.JSONDecodeError, RecursionError, ValueError):
+                garbage = (lineno, f"not a JSON line: {line[:60]!r}")
                 continue
             kind = obj.get("kind") if isinstance(obj, dict) else None
+            if kind not in ("header", "event", "result"):
+                raise TranscriptError(f"{path}:{lineno}: not a transcript line "
+                                      f"(kind {kind!r})")
             if header is None and kind != "header":
-                raise ValueError(f"{path}: no header line; not a stille_post transcript")
+                raise TranscriptError(f"{path}: no header line; not a stille_post transcript")
             if kind == "header":
                 header = obj
             elif kind == "event":
                 try:
                     events.append(Event.from_json(obj))
                 except (KeyError, TypeError, ValueError) as exc:
-                    raise ValueError(f"{path}:{lineno}: malformed event ({exc!r})") from None
+                    raise TranscriptError(f"{path}:{lineno}: malformed event ({exc!r})") \
+                        from None
             elif kind == "result":
                 result = obj
+        if garbage is not None:
+            torn += 1  # the last line, cut by a crash
         if header is None:
-            raise ValueError(f"{path}: no header line; not a stille_post transcript")
+            raise TranscriptError(f"{path}: no header line; not a stille_post transcript")
         return cls(header=header, events=events, result=result, torn_lines=torn)
+
+
+class TranscriptError(ValueError):
+    """A transcript file that cannot be read; the message names the file and line."""
+
+
+def _numbered_lines(path: Path) -> Iterator[tuple[int, str | None]]:
+    """Non-blank lines with their 1-based line numbers; None for a line that is not
+    UTF-8 (read in binary so that one bad byte does not hide the lines after it)."""
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield lineno, None
+                continue
+            if line.strip():
+                yield lineno, line
 
 
 def _lines(path: Path) -> Iterator[str]:

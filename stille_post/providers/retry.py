@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
-import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -122,19 +121,20 @@ def _find_in_chain(exc: BaseException, name: str) -> BaseException | None:
     return None
 
 
-_CASSETTE = re.compile(r"existing cassette \((?P<path>.*?)\) in your")
-_REQUEST = re.compile(r"No match for the request \(<Request \((?P<method>\w+)\) (?P<uri>[^>]*)>\)")
-
-
 def replay_miss_message(exc: BaseException) -> str:
-    """Name the cassette and the request from vcrpy's exception text."""
-    text = str(exc)
-    cas = _CASSETTE.search(text)
-    req = _REQUEST.search(text)
-    where = f" {cas.group('path').strip(chr(39))}" if cas else ""
-    what = f"{req.group('method')} {redact(req.group('uri'))}" if req else "a request"
-    return (f"{what} is not in the replayed cassette{where} (the game diverged from the "
-            "recording, or the cassette is from another version or another seed)")
+    """Name the cassette and the request, from vcrpy's exception."""
+    cassette = getattr(exc, "cassette", None)
+    path = getattr(cassette, "_path", None) or getattr(cassette, "path", None)
+    request = getattr(exc, "failed_request", None)
+    method = getattr(request, "method", None)
+    uri = getattr(request, "uri", None)
+    what = f"{method} {redact(str(uri))}" if method and uri else "a request"
+    where = f" {path}" if path else ""
+    why = {"already_played": "; its recorded answer was already used",
+           "cassette_not_found": "; the cassette file is missing"}.get(
+               str(getattr(exc, "reason", "")), "")
+    return (f"{what} is not in the replayed cassette{where}{why} (the game diverged from "
+            "the recording, or the cassette is from another version or another seed)")
 
 
 _MALFORMED_NAMES = ("JSONDecodeError", "ValidationError", "UnicodeDecodeError")

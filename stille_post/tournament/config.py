@@ -21,6 +21,7 @@ from stille_post.tournament.seating import seat_schedule
 
 Seating = Literal["fixed", "balanced", "sampled"]
 CONFIG_FILE = "tournament.json"
+MAX_GAMES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,16 @@ class TournamentConfig:
     seats_per_game: int | None = None  # seats drawn from the pool per game
     options: Mapping[str, Any] = field(default_factory=dict)  # the game's own options
     shard: Shard | None = None
+    roles: Mapping[str, str] = field(default_factory=dict)  # role -> seat spec
+    preset: str | None = None  # a game's named configuration, under `options`
 
     def __post_init__(self) -> None:
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
+        if self.games > MAX_GAMES:
+            # Refused before the plan is built: 10^8 games would take gigabytes of plan.
+            raise ConfigError(f"--games must be at most {MAX_GAMES:,}; split bigger runs "
+                              "into several tournaments")
         if self.seating == "fixed":
             if self.pool:
                 raise ConfigError("a model pool needs --seating balanced or sampled")
@@ -117,6 +124,7 @@ class TournamentConfig:
         data["shard"] = str(self.shard) if self.shard else None
         data["options"] = {k: str(v) if isinstance(v, Path) else v
                            for k, v in self.options.items()}
+        data["roles"] = dict(self.roles)
         for key in ("players", "pool"):
             data[key] = list(data[key]) if data[key] is not None else None
         return data
@@ -128,6 +136,7 @@ class TournamentConfig:
         for key in ("players", "pool"):
             d[key] = tuple(d[key]) if d.get(key) is not None else None
         d["options"] = dict(d.get("options") or {})
+        d["roles"] = dict(d.get("roles") or {})
         return cls(**d)
 
     def identity(self) -> dict[str, Any]:

@@ -6,12 +6,19 @@
 
 Games without a row are unfinished: a resume replays them, the report counts them as
 missing. Nothing is ever averaged over silently.
+
+The transcripts are the truth; the index is a cache of them. `ensure_index` (run by
+`--resume`, `report` and `merge`) rebuilds a missing or damaged `index.sqlite` from the
+complete transcripts on disk, and adds a row for any complete transcript the index lacks
+(an emptied index). A damaged index file is moved aside, never deleted.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,8 +27,9 @@ from typing import Any
 
 from stille_post.core.errors import ConfigError
 from stille_post.core.transcript import Transcript
+from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.tournament.config import CONFIG_FILE, TournamentConfig
-from stille_post.tournament.index import GameIndex, IndexRow
+from stille_post.tournament.index import INDEX_FILE, GameIndex, IndexRow
 
 GAMES_DIR = "games"
 
@@ -38,7 +46,80 @@ def open_for_run(out: Path, config: TournamentConfig, *, resume: bool) -> GameIn
     for part in (out / GAMES_DIR).glob("*.part"):
         part.unlink()
     config.save(out)
-    return GameIndex.open(out)
+    return ensure_index(out, config)
+
+
+def row_from_transcript(folder: Path, spec_by_id: dict[str, tuple[int, int]],
+                        path: Path) -> IndexRow | None:
+    """The index row of one complete transcript on disk (None if it is not complete, or
+    not a game of this tournament). Equal to the row the runner wrote when it played it."""
+    game_id = path.name.removesuffix(".jsonl")
+    if game_id not in spec_by_id or not is_complete(path):
+        return None
+    try:
+        t = Transcript.load(path)
+    except (OSError, ValueError):
+        return None
+    if t.result is None:
+        return None
+    idx, seed = spec_by_id[game_id]
+    result = t.result
+    labels = {str(seat): str(info.get("player", "")) for seat, info in t.seats.items()}
+    usage = result.get("usage") or {}
+    return IndexRow(
+        id=game_id, idx=idx, seed=seed, status=str(result.get("status")),
+        reason=result.get("reason"), transcript=f"{GAMES_DIR}/{path.name}",
+        players=labels,
+        placements={str(k): int(v) for k, v in (result.get("placements") or {}).items()},
+        summary=dict(result.get("summary") or {}),
+        input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage.values()),
+        output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage.values()),
+        dollars=sum(recorded_cost_usd(labels.get(str(s), ""), u) for s, u in usage.items()),
+    )
+
+
+def _open_index(folder: Path) -> GameIndex | None:
+    """The index if it opens and answers a query; None if it is damaged."""
+    try:
+        index = GameIndex.open(folder)
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        index.count()
+        index.ids()
+        return index
+    except sqlite3.DatabaseError:
+        index.close()
+        return None
+
+
+def ensure_index(folder: Path, config: TournamentConfig) -> GameIndex:
+    """Open `folder`'s index, rebuilding it from the transcripts when it is missing or
+    damaged, and adding rows for complete transcripts it lacks. Returns it open."""
+    path = folder / INDEX_FILE
+    if not path.exists():
+        # A WAL left by a deleted index would be replayed into the new one.
+        for extra in ("-wal", "-shm"):
+            Path(str(path) + extra).unlink(missing_ok=True)
+    index = _open_index(folder)
+    if index is None:
+        n = 1
+        while (aside := folder / f"{INDEX_FILE}.damaged-{n}").exists():
+            n += 1
+        os.replace(path, aside)
+        for extra in ("-wal", "-shm"):
+            Path(str(path) + extra).unlink(missing_ok=True)
+        index = GameIndex.open(folder)
+    games = folder / GAMES_DIR
+    if games.is_dir():
+        have = index.ids()
+        spec_by_id = {g.id: (g.index, g.seed) for g in config.shard_plan()}
+        rows = [row for p in sorted(games.glob("*.jsonl"))
+                if p.name.removesuffix(".jsonl") not in have
+                and (row := row_from_transcript(folder, spec_by_id, p)) is not None]
+        if rows:
+            index.add_many(rows)
+    return index
 
 
 def check_folder(out: Path, config: TournamentConfig, *, resume: bool) -> None:
@@ -84,15 +165,15 @@ class Results:
 
 def load_results(folder: Path, *, verify: bool = True) -> Results:
     config = TournamentConfig.load(folder)
-    with GameIndex.open(folder) as index:
+    with ensure_index(folder, config) as index:
         rows = list(index.rows())
     have = {r.id for r in rows}
     missing = [g.id for g in config.shard_plan() if g.id not in have]
-    broken = [r.id for r in rows if verify and not _complete(folder / r.transcript)]
+    broken = [r.id for r in rows if verify and not is_complete(folder / r.transcript)]
     return Results(folder, config, rows, missing, broken)
 
 
-def _complete(path: Path) -> bool:
+def is_complete(path: Path) -> bool:
     """The result line is last; reading only the tail keeps verification cheap."""
     try:
         with path.open("rb") as fh:
@@ -166,6 +247,8 @@ def merge(out: Path, shards: Sequence[Path]) -> int:
     if not shards:
         raise ConfigError("merge needs at least one shard folder")
     configs = [TournamentConfig.load(s) for s in shards]
+    for shard, cfg in zip(shards, configs, strict=True):
+        ensure_index(shard, cfg).close()  # a shard's lost index is rebuilt, not trusted
     base = configs[0].without_shard()
     for path, cfg in zip(shards, configs, strict=True):
         if cfg.without_shard().identity() != base.identity():
@@ -176,14 +259,14 @@ def merge(out: Path, shards: Sequence[Path]) -> int:
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     base.save(out)
     added = 0
-    with GameIndex.open(out) as index:
+    with ensure_index(out, base) as index:
         have = index.ids()
         for shard in shards:
             with GameIndex.open(shard) as source:
                 rows = [r for r in source.rows() if r.id not in have]
             for r in rows:
                 src = shard / r.transcript
-                if not _complete(src):
+                if not is_complete(src):
                     raise ConfigError(f"{src}: indexed but incomplete; resume that shard first")
                 # Copy to a temporary name first: a crash mid-copy must not leave a
                 # half file under a final name that a later row could point at.

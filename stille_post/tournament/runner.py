@@ -14,17 +14,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stille_post.core.errors import ConfigError
+from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.rng import make_rng
+from stille_post.core.text import clean_text
+from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
-from stille_post.games.base import LLMFactory
+from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.session import GameRun, play_game
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.index import GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
-from stille_post.tournament.results import GAMES_DIR, open_for_run, transcript_path
+from stille_post.tournament.results import (
+    GAMES_DIR,
+    is_complete,
+    open_for_run,
+    row_from_transcript,
+    transcript_path,
+)
 
 
 @dataclass
@@ -69,14 +77,30 @@ async def run_tournament(
         todo = [g for g in plan if g.id not in finished]
         stats = RunStats(planned=len(plan), skipped=len(plan) - len(todo))
         factory = (limits or RateLimits()).wrap(llm_factory)
+        spec_by_id = {g.id: (g.index, g.seed) for g in plan}
         with TournamentProgress(len(plan), already_done=stats.skipped,
                                 enabled=progress) as bar:
             pending: Iterator[GameSpec] = iter(todo)
 
             async def worker() -> None:
                 for spec in pending:  # shared iterator: each game goes to one worker
-                    run = await _play_one(config, out, spec, factory, durable)
-                    row = _index_row(out, spec, run)
+                    final = transcript_path(out, spec.id)
+                    kept = row_from_transcript(out, spec_by_id, final) \
+                        if is_complete(final) else None
+                    if kept is not None and (kept.status == "completed" or not retry_aborted):
+                        # Finished on disk but not indexed: index it, never play it again.
+                        index.add(kept)
+                        stats.skipped += 1
+                        bar.game_finished(failed=kept.status != "completed", tokens=0,
+                                          dollars=0.0)
+                        continue
+                    try:
+                        run = await _play_one(config, out, spec, factory, durable)
+                        row = _index_row(out, spec, run)
+                    except (UsageError, asyncio.CancelledError):
+                        raise
+                    except Exception as exc:  # one game must not end the run
+                        row = _aborted_row(out, spec, exc, config.game)
                     index.add(row)
                     stats.played += 1
                     stats.aborted += row.status != "completed"
@@ -115,9 +139,10 @@ def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
                 break  # every spec has been prepared once
             continue
         seen |= seats
-        game.prepare(seed=spec.seed, rng=make_rng(spec.seed),
-                     players=list(spec.players) if spec.players else None,
-                     options=dict(config.options), llm_factory=llm_factory)
+        prepare(game, seed=spec.seed, rng=make_rng(spec.seed),
+                players=list(spec.players) if spec.players else None,
+                options=dict(config.options), roles=dict(config.roles),
+                preset=config.preset, llm_factory=llm_factory)
 
 
 async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
@@ -126,7 +151,8 @@ async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
     part = final.with_name(final.name + ".part")
     run = await play_game(config.game, seed=spec.seed, out=part,
                           players=list(spec.players) if spec.players else None,
-                          options=dict(config.options), llm_factory=factory)
+                          options=dict(config.options), roles=dict(config.roles),
+                          preset=config.preset, llm_factory=factory)
     if durable:
         fd = os.open(part, os.O_RDONLY)
         try:
@@ -135,6 +161,25 @@ async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
             os.close(fd)
     os.replace(part, final)
     return run
+
+
+def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:
+    """Index a game that could not be played or written as aborted, with its reason, and
+    leave a small transcript saying so (when the disk lets us) so the report counts it."""
+    reason = clean_text(f"the game failed: {type(exc).__name__}: {exc}")[:500]
+    final = transcript_path(out, spec.id)
+    part = final.with_name(final.name + ".part")
+    try:
+        with TranscriptWriter(part) as writer:
+            writer.header(game=game, config={}, seed=spec.seed, seats={})
+            writer.result(status="aborted", reason=reason)
+        os.replace(part, final)
+    except Exception:  # the row below still records the game
+        part.unlink(missing_ok=True)
+    return IndexRow(id=spec.id, idx=spec.index, seed=spec.seed, status="aborted",
+                    reason=reason, transcript=f"{GAMES_DIR}/{final.name}",
+                    players={str(i + 1): p for i, p in enumerate(spec.players or ())},
+                    placements={}, summary={})
 
 
 def _index_row(out: Path, spec: GameSpec, run: GameRun) -> IndexRow:
@@ -147,7 +192,7 @@ def _index_row(out: Path, spec: GameSpec, run: GameRun) -> IndexRow:
         transcript=f"{GAMES_DIR}/{transcript_path(out, spec.id).name}",
         players=labels,
         placements={str(k): v for k, v in run.outcome.placements.items()},
-        summary=dict(run.outcome.summary),
+        summary=run.outcome.summary.to_json(),
         input_tokens=sum(u.input_tokens for u in usage.values()),
         output_tokens=sum(u.output_tokens for u in usage.values()),
         dollars=dollars,

@@ -16,7 +16,7 @@ import pytest
 
 from stille_post.cli.llm_seats import DEFAULT_MAX_OUTPUT_TOKENS, llm_session
 from stille_post.core.errors import ProviderError
-from stille_post.core.roster import load_roster
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post.prompts import TOOL_NAMES
 from stille_post.providers import Completion, create_provider
 from stille_post.providers.recording import cassette
@@ -168,8 +168,10 @@ def test_whole_game_replays_identically_twice(kind: str, tmp_path: Path,
         assert any(usage[str(s)]["cached_input_tokens"] > 0 for s in llm_seats)
 
 
-def test_replay_of_a_diverging_game_forfeits_with_a_clear_reason(tmp_path: Path) -> None:
-    """A request that is not in the cassette fails at once (no retries, no network)."""
+def test_replay_of_a_diverging_game_aborts_naming_cassette_and_request(
+        tmp_path: Path) -> None:
+    """A request that is not in the cassette aborts the game at once (no retries, no
+    network, no game of forfeits that "completes"); the reason names both."""
     path, setup = _game("openai")
     with llm_session(online=False, record=None, replay=path) as factory:
         # Another round limit changes every system prompt, so no request is in the cassette.
@@ -177,6 +179,9 @@ def test_replay_of_a_diverging_game_forfeits_with_a_clear_reason(tmp_path: Path)
         run = asyncio.run(play_game("stille-post", seed=setup["seed"],
                                     out=tmp_path / "x.jsonl", players=setup["players"],
                                     options=options, llm_factory=factory))
+    assert run.outcome.status == "aborted"
+    reason = run.outcome.reason or ""
+    assert "not in the replayed cassette" in reason and path.name in reason
+    assert "POST https://api.openai.com/v1/chat/completions" in reason
     events = [e for e in comparable(run.transcript) if e["kind"] == "event"]
-    reasons = [e["data"]["reason"] for e in events if e["type"] == "forfeit"]
-    assert reasons and all("not in the replayed cassette" in r for r in reasons)
+    assert not [e for e in events if e["type"] == "forfeit"]

@@ -87,9 +87,14 @@ def test_a_crash_between_transcript_and_index_replays_that_game(
     monkeypatch.setattr(GameIndex, "add", real_add)
     with GameIndex.open(tmp_path) as index:
         assert index.count() == 5
-    # The sixth game's transcript is complete on disk but unindexed: it is replayed.
+    # The sixth game's transcript is complete on disk but unindexed: the transcripts are
+    # the truth, so it is indexed from disk, never played (or overwritten) again.
+    sixth = sorted((tmp_path / "games").glob("*.jsonl"))
+    assert len(sixth) == 6
+    before = {p.name: p.read_bytes() for p in sixth}
     stats = play(bots4, tmp_path, resume=True)
-    assert stats.skipped == 5 and stats.played == bots4.games - 5
+    assert stats.skipped == 6 and stats.played == bots4.games - 6
+    assert all((tmp_path / "games" / n).read_bytes() == b for n, b in before.items())
     with GameIndex.open(tmp_path) as index:
         rows = list(index.rows())
     assert len({r.id for r in rows}) == len(rows) == bots4.games

@@ -33,9 +33,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_missing_and_broken_games_are_counted_not_dropped(results: Path) -> None:
     con = sqlite3.connect(results / "index.sqlite")
-    con.execute("DELETE FROM games WHERE idx = 0")  # never finished
+    con.execute("DELETE FROM games WHERE idx = 0")  # never finished: no row, no transcript
     con.commit()
     con.close()
+    # (a complete transcript without a row would be indexed from disk: issue 11)
+    (results / "games" / "g000000-s21.jsonl").unlink()
     victim = sorted((results / "games").iterdir())[1]
     lines = victim.read_text(encoding="utf-8").splitlines()
     victim.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # result line lost

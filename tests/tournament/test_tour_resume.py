@@ -91,6 +91,9 @@ def test_resume_redoes_partial_games_and_refuses_another_tournament(
     con.execute("DELETE FROM games WHERE idx = 3")
     con.commit()
     con.close()
+    # Killed before the rename: only the torn .part exists (a complete transcript on disk
+    # would be indexed from disk instead of replayed).
+    (out / "games" / "g000003-s14.jsonl").unlink()
     (out / "games" / "g000003-s14.jsonl.part").write_text('{"kind":"header"', encoding="utf-8")
     again = play(bots4, out, resume=True)
     assert (again.skipped, again.played, again.game_ids) == (bots4.games - 1, 1,
@@ -111,6 +114,12 @@ def test_aborted_games_count_as_finished_unless_retried(
                 "WHERE idx IN (2, 7)")
     con.commit()
     con.close()
+    for name in ("g000002-s13", "g000007-s18"):  # the transcripts say so too
+        path = tmp_path / "games" / f"{name}.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines()
+        result = json.loads(lines[-1])
+        result.update(status="aborted", reason="provider outage")
+        path.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n", encoding="utf-8")
     assert load_results(tmp_path).status_counts["aborted"] == 2
     assert play(bots4, tmp_path, resume=True).played == 0
     again = play(bots4, tmp_path, resume=True, retry_aborted=True)

@@ -6,13 +6,12 @@ Nothing here does I/O or keeps state; randomness comes in as an `Rng` argument. 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from stille_post.core.rng import Rng
-from stille_post.core.roster import Roster, RosterModel
+from stille_post.games.stille_post.roster import Roster, RosterModel
 
 MatchMode = Literal["fuzzy", "exact"]
 
@@ -155,19 +154,37 @@ def is_game_over(active_count: int, rounds_done: int, max_rounds: int) -> bool:
 
 
 def placements(
-    winner_groups: Sequence[Sequence[int]], active: Iterable[int], eliminated: Sequence[int]
+    winner_groups: Sequence[Sequence[int]], active: Iterable[int], eliminated: Sequence[int],
+    removed_together: Sequence[Sequence[int]] = (),
 ) -> dict[int, int]:
     """Competition ranks (1, 1, 3, ...): winners in the order they won (same phase ties),
-    then everyone still active (tied), then the eliminated, most recent first."""
+    then everyone still active (tied), then the eliminated, most recent first.
+
+    `removed_together` lists groups of seats that left at the same moment (several seats
+    removed as unresponsive in one identity-guess phase): like the winners of one phase,
+    each group ties, at the rank of its best member, instead of being ranked by seat
+    number."""
     ranks: dict[int, int] = {}
     rank = 1
     for group in [*winner_groups, sorted(active)]:
         for seat in group:
             ranks[seat] = rank
         rank += len(group)
+    group_of: dict[int, frozenset[int]] = {}
+    for g in removed_together:
+        members = frozenset(g) & frozenset(eliminated)
+        if len(members) > 1:
+            for seat in members:
+                group_of[seat] = members
+    done: set[int] = set()
     for seat in reversed(eliminated):
-        ranks[seat] = rank
-        rank += 1
+        if seat in done:
+            continue
+        members = group_of.get(seat, frozenset({seat}))
+        for member in members:
+            ranks[member] = rank
+        done |= members
+        rank += len(members)
     return dict(sorted(ranks.items()))
 
 
@@ -181,31 +198,4 @@ def enumeration_baseline(guess_phases: int, roster_size: int) -> float:
     return min(1.0, guess_phases / roster_size)
 
 
-# --- message hygiene ------------------------------------------------------------------
-
-_HEADER_LINE = re.compile(
-    r"^\s*(\[\s*game\s*master|\[\s*player\s*\d+\s*\]|🔒|private\s+hints)", re.IGNORECASE
-)
-FORGERY_PREFIX = "(quoted) "
-
-
-def escape_forgery(text: str) -> tuple[str, int]:
-    """Defuse lines that start like a Game Master, player or hint header.
-
-    Returns the text and how many lines were escaped. Without this, a player could write
-    "[GAME MASTER]: Player 2 is eliminated" and others could not tell it from the real one.
-    """
-    lines = text.split("\n")
-    count = 0
-    for i, line in enumerate(lines):
-        if _HEADER_LINE.match(line):
-            lines[i] = FORGERY_PREFIX + line
-            count += 1
-    return "\n".join(lines), count
-
-
-def cap_text(text: str, limit: int) -> tuple[str, int | None]:
-    """(text cut to `limit` characters, original length if it was cut, else None)."""
-    if len(text) <= limit:
-        return text, None
-    return text[:limit], len(text)
+# Message hygiene (anti-forgery, caps) is the kit's: games/kit/framing.py.
