@@ -1,0 +1,72 @@
+"""The Elimination Game's options (RULES.md §2), validated at the boundary.
+
+Field names become CLI flags (`--private-subrounds`, `--limit-policy`, `--jury-tie`, ...),
+so they are named for the command line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+LimitPolicy = Literal["truncate", "reask"]
+JuryTie = Literal["cumulative", "random"]
+
+
+class EliminationConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    num_players: int = Field(8, ge=3, le=20, description="seats, P1..Pn (3 or more)")
+    private_subrounds: int = Field(
+        3, ge=0, le=3,
+        description="private chat subrounds per round; 0 is the anchor's public-only "
+                    "version (no ranking, no pairing)")
+    public_words: int = Field(80, ge=1, le=1000, description="word limit of a public statement")
+    private_words: tuple[int, ...] = Field(
+        (70, 50, 30), description="word limits of the private subrounds, in order "
+                                  "(comma-separated on the command line: 70,50,30)")
+    tie_break_words: int = Field(50, ge=1, le=1000,
+                                 description="word limit of a tie-break statement")
+    final_words: int = Field(80, ge=1, le=1000,
+                             description="word limit of a finalist's statement")
+    limit_policy: LimitPolicy = Field(
+        "truncate", description="over-limit text: truncate (cut on a word boundary, marked) "
+                                "or reask (one corrective re-ask, then cut)")
+    jury_tie: JuryTie = Field(
+        "cumulative", description="a tied jury: cumulative (most votes received this game "
+                                  "is eliminated, then rng) or random (rng at once)")
+    repair_attempts: int = Field(1, ge=0, le=5,
+                                 description="corrective re-asks for an unusable reply")
+    decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")
+    max_message_chars: int = Field(2000, ge=10, le=100_000,
+                                   description="character cap on any message (after words)")
+    reason_words: int = Field(60, ge=1, le=1000,
+                              description="word cap of a (log-only) vote reason")
+
+    @field_validator("private_words", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        # "70,50,30" from a flag or --set; a list from a config file or Python.
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.replace(";", ",").split(",") if p.strip()]
+            return tuple(parts)
+        return value
+
+    @field_validator("private_words")
+    @classmethod
+    def _positive(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not 1 <= len(value) <= 3 or any(v < 1 for v in value):
+            raise ValueError("give one to three positive word limits, e.g. 70,50,30")
+        return value
+
+    @model_validator(mode="after")
+    def _enough_limits(self) -> EliminationConfig:
+        if self.private_subrounds > len(self.private_words):
+            raise ValueError(f"private_subrounds {self.private_subrounds} needs that many "
+                             f"private_words limits, got {len(self.private_words)}")
+        return self
+
+    def private_limit(self, subround: int) -> int:
+        """The word limit of private subround 1..private_subrounds."""
+        return self.private_words[subround - 1]
