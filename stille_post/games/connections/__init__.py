@@ -1,0 +1,206 @@
+"""Connections (seed 002): one setter holds a word; the guessers reach it one letter at a
+time through clues the setter must not be able to block.
+
+Seats are given setter first: `--players SETTER,GUESSER,GUESSER,...` (or per role:
+`--role setter=SPEC --role guesser=SPEC`). A spec is a bot name (frequency, semantic,
+adaptive, oracle:p=P / oracle-pNN), an LLM spec such as openai:gpt-5-mini, or
+script:FILE.yaml. Rulings: README.md in this folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from stille_post.core.errors import ConfigError, UnknownPlayerError
+from stille_post.games.connections import dictionary as D
+from stille_post.games.connections import rules
+from stille_post.games.connections.bots import (
+    BOTS,
+    ORACLE_NAMES,
+    BotSetup,
+    OracleBoard,
+    OracleBot,
+    parse_oracle,
+)
+from stille_post.games.connections.config import ConnectionsConfig
+from stille_post.games.connections.game import GAME_NAME, ConnectionsGame
+from stille_post.games.connections.prompts import PROMPTS
+from stille_post.games.kit import (
+    BotContext,
+    EventKind,
+    GameDefinition,
+    PlayerRange,
+    Preset,
+    Role,
+    SetupContext,
+    Table,
+)
+from stille_post.games.kit.data import DataFile
+from stille_post.players.base import Player
+from stille_post.players.specs import SeatSpec
+
+DEFAULT_SETTER, DEFAULT_GUESSER = "frequency", "semantic"
+
+
+def load_dictionary(ctx: SetupContext, config: ConnectionsConfig) -> D.Dictionary:
+    if config.dictionary is not None:
+        f = ctx.load("dictionary.txt", name="dictionary", override=config.dictionary)
+        d = D.from_text(f.text, source=str(config.dictionary),
+                        min_length=config.min_word_length)
+        if not d.words:
+            raise ConfigError(f"dictionary file {config.dictionary}: no usable word "
+                              f"(letters only, at least {config.min_word_length} long)")
+        return d
+    d = D.wordfreq_english(config.min_word_length, config.min_zipf)
+    # Hashed into the header like any data file: the list is built from the installed
+    # wordfreq, so its version is part of its name.
+    ctx.data.files["dictionary"] = _dictionary_file(d)
+    return d
+
+
+_FILES: dict[int, DataFile] = {}
+
+
+def _dictionary_file(d: D.Dictionary) -> DataFile:
+    key = id(d)
+    if key not in _FILES:
+        _FILES[key] = DataFile("dictionary", f"{d.source} (wordfreq {D.wordfreq_version()}, "
+                                             f"min length {d.min_length})", d.text())
+    return _FILES[key]
+
+
+def _seat_specs(ctx: SetupContext, roles: dict[int, str]
+                ) -> tuple[list[SeatSpec], dict[int, float]]:
+    """The kit's seat specs, with `oracle:p=P` (which the shared spec parser cannot carry)
+    read here: such a seat is parsed as the plain `oracle` bot, then given its p."""
+    oracle_p: dict[int, float] = {}
+
+    def rewrite(text: str) -> tuple[str, float | None]:
+        try:
+            p = parse_oracle(text)
+        except ValueError as exc:
+            raise UnknownPlayerError(str(exc)) from None
+        return ("oracle", p) if p is not None else (text, None)
+
+    players = None
+    if ctx.players is not None:
+        players = []
+        for seat, text in enumerate(ctx.players, start=1):
+            new, p = rewrite(text)
+            players.append(new)
+            if p is not None:
+                oracle_p[seat] = p
+    role_specs = {}
+    for role, text in ctx.roles.items():
+        new, p = rewrite(text)
+        role_specs[role] = new
+        for seat, r in roles.items():
+            if r == role:
+                if p is not None:
+                    oracle_p[seat] = p
+                else:
+                    oracle_p.pop(seat, None)
+    specs = dataclasses.replace(ctx, players=players, roles=role_specs).seat_specs(roles)
+    for seat, spec in enumerate(specs, start=1):
+        if spec.bot is not None and spec.bot in ORACLE_NAMES:
+            oracle_p[seat] = ORACLE_NAMES[spec.bot]
+        elif spec.bot == "oracle" and seat not in oracle_p:
+            oracle_p[seat] = 0.5
+    for seat, p in oracle_p.items():
+        specs[seat - 1] = SeatSpec(raw=f"oracle:p={p:g}", bot=f"oracle:p={p:g}")
+    return specs, oracle_p
+
+
+def setup(ctx: SetupContext) -> ConnectionsGame:
+    config: ConnectionsConfig = ctx.config
+    d = load_dictionary(ctx, config)
+    if config.word is not None:
+        err = rules.secret_error(config.word, d)
+        if err:
+            raise ConfigError(f"--word: {err} ({d.source}, {len(d):,} words)")
+    roles = {s: rules.role_of(s, config.setter) for s in range(1, config.num_players + 1)}
+    specs, oracle_p = _seat_specs(ctx, roles)
+    board = OracleBoard()
+    players: dict[int, Player] = {}
+    for seat, spec in enumerate(specs, start=1):
+        known = {s: p for s in range(1, config.num_players + 1)
+                 if (s == seat or config.share_personas) and (p := config.persona_of(s))}
+        bot_setup = BotSetup(d, config.setter, tuple(config.guesser_seats), board, known)
+        if seat in oracle_p:
+            players[seat] = OracleBot(ctx.seed, seat, bot_setup, oracle_p[seat])
+        else:
+            players[seat] = ctx.player(seat, spec, bot_setup)
+    from stille_post.games.connections import prompts as P
+
+    table = Table(GAME_NAME, players, ctx.rng, repair_attempts=config.repair_attempts,
+                  timeout_s=config.decision_timeout_s, repair_text=P.repair_text,
+                  invalid_text=P.invalid_text)
+    return ConnectionsGame(config, d, table, specs, oracle_seats=oracle_p)
+
+
+def _bot(name: str) -> object:
+    def make(ctx: BotContext) -> Player:
+        setup_: BotSetup = ctx.setup
+        return BOTS[name](ctx.rng, setup_, ctx.seat)
+    return make
+
+
+def _oracle(p: float) -> object:
+    def make(ctx: BotContext) -> Player:
+        return OracleBot(ctx.seed, ctx.seat, ctx.setup, p)
+    return make
+
+
+def default_seats(n: int) -> list[str]:
+    return [DEFAULT_SETTER] + [DEFAULT_GUESSER] * (n - 1)
+
+
+_BOT_FACTORIES = {name: _bot(name) for name in BOTS}
+_BOT_FACTORIES["oracle"] = _oracle(0.5)
+_BOT_FACTORIES.update({name: _oracle(p) for name, p in ORACLE_NAMES.items()})
+
+GAME = GameDefinition(
+    name=GAME_NAME,
+    title="Connections",
+    description="One setter holds a word; guessers reach it a letter at a time through "
+                "clues the setter must not block.",
+    package=__name__,
+    config=ConnectionsConfig,
+    roles=(
+        Role("setter", "seat 1: holds the secret word and blocks clues", DEFAULT_SETTER),
+        Role("guesser", "seats 2..n+1: give clues in turn and guess each other's",
+             DEFAULT_GUESSER),
+    ),
+    players=PlayerRange(3, 3, 6),
+    bots=_BOT_FACTORIES,  # type: ignore[arg-type]
+    setup=setup,
+    prompts=PROMPTS,
+    events={
+        "game_start": EventKind("notice"),
+        "persona": EventKind("private"),
+        "personas": EventKind("notice"),
+        "secret": EventKind("private"),
+        "prefix": EventKind("notice"),
+        "attempt_start": EventKind("heading"),
+        "clue_word": EventKind("private"),
+        "clue": EventKind("speech", "clue"),
+        "guess": EventKind("speech", "word"),
+        "scored": EventKind("notice"),
+        "repair_request": EventKind("private"),
+        "invalid": EventKind("notice"),
+        "game_over": EventKind("game_over"),
+        "reveal": EventKind("reveal"),
+    },
+    default_seats=default_seats,
+    presets={
+        "paper": Preset("paper", "the paper's set-up: two guessers, games up to 200 "
+                        "attempts (its longest ran 173)", {"guessers": 2, "max_attempts": 200}),
+    },
+    metrics="stille_post.games.connections.metrics:compute_metrics",
+    charts="stille_post.games.connections.charts:charts",
+    layout="layout.js",
+    hidden_options=("personas", "min_zipf", "max_clue_chars", "max_clue_words",
+                    "decision_timeout_s"),
+)
+
+__all__ = ["GAME", "ConnectionsConfig", "ConnectionsGame"]

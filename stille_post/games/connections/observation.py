@@ -1,0 +1,85 @@
+"""What one seat knows when it is asked to decide.
+
+Public facts (the prefix, the blocked and used lists, past attempts, the current clue)
+come from the engine's public state, which is exactly what the public events said. A
+seat's private facts come only from events in its own view: the setter's secret word
+from its private `secret` event, a clue-giver's word from its private `clue_word` event.
+So a guesser's observation cannot hold the secret word, and nobody else's can hold a
+clue word before the attempt is scored, unless an event leaked it (the isolation tests
+look for that in the rendered requests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stille_post.core.events import Event
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One scored attempt, as everyone saw it announced."""
+
+    attempt: int
+    giver: int
+    prefix: str
+    word: str | None  # None: the clue-giver forfeited
+    clue: str | None
+    guesses: Mapping[int, str | None]  # seat -> guess (None: forfeited); setter included
+    outcome: str
+    connectors: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"attempt": self.attempt, "giver": self.giver, "prefix": self.prefix,
+                "word": self.word, "clue": self.clue,
+                "guesses": {str(s): g for s, g in sorted(self.guesses.items())},
+                "outcome": self.outcome, "connectors": list(self.connectors)}
+
+
+@dataclass(frozen=True)
+class ConnectionsObservation:
+    seat: int
+    role: str  # "setter" | "guesser"
+    setter: int
+    guessers: tuple[int, ...]
+    max_attempts: int
+    min_length: int
+    attempt: int  # the attempt being played (0 before the first)
+    prefix: str  # "" before the secret word is set
+    blocked: tuple[str, ...]
+    used: tuple[str, ...]
+    history: tuple[AttemptRecord, ...]
+    clue_giver: int | None = None
+    clue: str | None = None  # the clue being guessed (for a guess decision)
+    secret: str | None = None  # the setter's own word (setter only)
+    own_word: str | None = None  # the word behind the clue this seat gave (giver only)
+    persona: str | None = None  # this seat's own priming
+    others_personas: Mapping[int, str] = field(default_factory=dict)  # when shared
+    events: Sequence[Event] = ()
+
+    @property
+    def is_setter(self) -> bool:
+        return self.role == "setter"
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        return frozenset(self.blocked) | frozenset(self.used)
+
+
+def private_facts(seat: int, events: Sequence[Event], attempt: int
+                  ) -> tuple[str | None, str | None, str | None]:
+    """(secret, own clue word of this attempt, own persona) from the seat's own view."""
+    secret = own_word = persona = None
+    for e in events:
+        if e.visibility.is_public:
+            continue
+        d = e.data
+        if e.type == "secret" and d.get("seat") == seat:
+            secret = str(d["word"])
+        elif e.type == "clue_word" and e.actor == seat and d.get("attempt") == attempt:
+            own_word = str(d["word"])
+        elif e.type == "persona" and d.get("seat") == seat:
+            persona = str(d["persona"])
+    return secret, own_word, persona
