@@ -57,7 +57,33 @@ def apply_concurrency(kind: str, base_url: str, max_concurrency: int | None) -> 
         set_concurrency(kind, base_url, max_concurrency)
 
 
+MAX_ARGUMENT_DEPTH = 32
+
+
+def _too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Iterative, so that data nested thousands deep cannot overflow the stack here."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return False
+
+
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+    """`_parse_arguments`, refusing arguments nested more than 32 levels deep: no tool
+    takes nested arguments, and deeper data only exhausts recursion downstream."""
+    args, malformed = _parse_arguments(raw)
+    if malformed is None and _too_deep(args):
+        return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+    return args, malformed
+
+
+def _parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     """Tool-call arguments as a dict, or ({}, why) when they are not a JSON object.
 
     Models send pretty-printed JSON, empty strings for "no arguments", and sometimes

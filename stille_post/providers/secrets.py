@@ -78,14 +78,17 @@ def redact_bytes(data: bytes) -> bytes:
     return data if clean == text else clean.encode("utf-8")
 
 
-def redact_data(value: Any) -> Any:
-    """`redact` applied to every string inside JSON-like data (tool arguments)."""
+def redact_data(value: Any, _depth: int = 0) -> Any:
+    """`redact` applied to every string inside JSON-like data (tool arguments); keys too.
+    Data nested deeper than 64 levels is replaced: it is an attack, not an argument."""
     if isinstance(value, str):
         return redact(value)
+    if _depth >= 64 and isinstance(value, dict | list):
+        return "[nested too deeply]"
     if isinstance(value, dict):
-        return {k: redact_data(v) for k, v in value.items()}
+        return {redact(str(k)): redact_data(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_data(v) for v in value]
+        return [redact_data(v, _depth + 1) for v in value]
     return value
 
 

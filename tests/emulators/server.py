@@ -16,6 +16,9 @@ The "model" behind them is `policy.decide`, a deterministic hash-based policy. U
 estimated at 4 characters per token, with prompt caching emulated per model (OpenAI and
 Gemini: implicit prefix caching from 1024 tokens; Anthropic: reads up to an earlier
 breakpoint). `fail_next(status, retry_after)` queues an error response (429, 529, ...).
+
+`Emulator(api, faults=FaultPolicy(rate, seed))` turns it hostile: a seeded share of the
+requests get a transport fault or a model-output fault (see faults.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.emulators.faults import TRANSPORT_FAULTS, FaultPolicy, mutate
 from tests.emulators.policy import decide
 
 CREATED = 1_763_800_000  # a fixed timestamp keeps recordings reproducible
@@ -56,6 +61,8 @@ class EmulatorState:
     seen_prompts: dict[str, list[str]] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    faults_policy: FaultPolicy | None = None
+    raw_bodies: list[bytes] = field(default_factory=list)  # every request body, as sent
 
     def cached_tokens(self, model: str, prompt: str, *, minimum: int = 1024,
                       granularity: int = 1) -> int:
@@ -362,10 +369,67 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _caller_key(self) -> str:
+            auth = self.headers.get("authorization") or ""
+            if auth.lower().startswith("bearer "):
+                return auth[7:].strip()
+            for h in ("x-api-key", "x-goog-api-key"):
+                if self.headers.get(h):
+                    return str(self.headers.get(h))
+            m = re.search(r"[?&]key=([^&]+)", self.path)
+            return m.group(1) if m else ""
+
+        def _raw(self, status: int, data: bytes, *, length: int | None = None,
+                 gap_s: float = 0.0, headers: dict[str, str] | None = None) -> None:
+            """Send `data` as the body; `length` may lie, `gap_s` trickles it."""
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data) if length is None else length))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                if gap_s:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(gap_s)
+                else:
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                if length is not None and length != len(data):
+                    self.close_connection = True  # the body is cut: hang up
+            except OSError:
+                self.close_connection = True  # the client gave up first: fine
+
+        def _transport_fault(self, kind: str, api: str, policy: FaultPolicy,
+                             normal: dict[str, Any]) -> None:
+            data = json.dumps(normal, indent=2).encode()
+            if kind == "http500":
+                self._send(500, _error_body(api, 500, "The server had an error.", "api_error"))
+            elif kind == "http429":
+                self._send(429, _error_body(api, 429, "Rate limit reached.", "api_error"),
+                           {"retry-after": "0"})
+            elif kind == "hang":
+                time.sleep(policy.hang_s)
+                self._raw(200, data)
+            elif kind == "trickle":
+                self._raw(200, data, gap_s=policy.trickle_gap_s)
+            elif kind == "cut_body":
+                self._raw(200, data[: len(data) // 2], length=len(data))
+            elif kind == "invalid_json":
+                self._raw(200, data[: len(data) // 3])  # a JSON text cut short, as a 200
+            elif kind == "echo_key_401":
+                self._send(401, _error_body(
+                    api, 401, f"Incorrect API key provided: {self._caller_key()}. You can "
+                    "find your API key in your account settings.", "authentication_error"))
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             path = self.path.split("?")[0]
             api = state.api
+            with state.lock:
+                state.raw_bodies.append(body)
             try:
                 req = json.loads(body or b"{}")
             except json.JSONDecodeError:
@@ -389,7 +453,18 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
                        529: "Overloaded"}.get(status, "The server had an error.")
                 self._send(status, _error_body(api, status, msg, "api_error"), headers)
                 return
+            policy = state.faults_policy
             try:
+                if policy is not None:
+                    kind, rng = policy.pick()
+                    if kind is not None:
+                        normal = _HANDLERS[api](state, path, body, req)
+                        if kind in TRANSPORT_FAULTS:
+                            self._transport_fault(kind, api, policy, normal)
+                        else:
+                            self._send(200, mutate(api, normal, kind, self._caller_key(),
+                                                   rng, policy.huge_chars))
+                        return
                 self._send(200, _HANDLERS[api](state, path, body, req))
             except ApiError as exc:
                 self._send(exc.status, _error_body(api, exc.status, exc.message, exc.kind))
@@ -401,9 +476,9 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
 
 
 class Emulator:
-    def __init__(self, api: str, port: int = 0) -> None:
-        self.state = EmulatorState(api)
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self.state))
+    def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None) -> None:
+        self.state = EmulatorState(api, faults_policy=faults)
+        self.server = _QuietServer(("127.0.0.1", port), _make_handler(self.state))
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -427,6 +502,13 @@ class Emulator:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True  # a hung or trickling handler must not block shutdown
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a client that hung up mid-answer is part of the chaos, not news
 
 
 @contextmanager

@@ -1,0 +1,39 @@
+"""The CI slice of the chaos suite (the full run is `nox -s chaos` / `python -m tests.chaos`).
+
+Small but real: chaos games against the hostile emulators at the full 20 % fault rate and
+a few hundred fuzzed completions per adapter, all seeded (derandomised hypothesis, seeded
+fault policies), so a failure reproduces. Every bound is the issue's: no crash, no lost
+game, no leaked key, no internal error, no escaped exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
+from tests.chaos.harness import play_chaos_games
+
+
+def test_chaos_games_at_20_percent_faults_complete_or_abort_cleanly(tmp_path: Path) -> None:
+    g = asyncio.run(play_chaos_games(16, rate=0.2, seed=3, out=tmp_path))
+    assert g.tried == 16
+    assert g.crashes == 0 and g.lost == 0 and g.leaked == 0 and g.unsafe_text == 0, \
+        g.examples
+    assert g.completed + g.aborted_clean == 16
+    # The policy really injected faults (seeded: the count is fixed, the bound is loose).
+    assert sum(g.faults.values()) >= 0.1 * g.requests
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_fuzzed_completions_never_escape_or_leak(kind: str, tmp_path: Path) -> None:
+    f = FuzzFigures()
+    fuzz_completions(kind, 150, f)
+    fuzz_games(kind, 6, f, tmp_path)
+    assert f.completions >= 150
+    assert f.internal == 0 and f.escaped == 0 and f.game_crashes == 0, f.examples
+    assert f.leaked == 0 and f.unsafe == 0, f.examples
+    # Every kind of outcome happened: the fuzz reaches the parser, not just the SDK.
+    assert f.actions > 0 and f.reasks > 0 and f.forfeits > 0
