@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.events import Event, EventSink
+from stille_post.core.outcome import GameOutcome
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
-from stille_post.games.base import GameOutcome, LLMFactory
+from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.base import Usage
 from stille_post.providers.pricing import seat_cost_usd
 
@@ -37,21 +38,23 @@ class GameRun:
 
     def summary(self) -> dict[str, Any]:
         """The `play --json` summary (stable keys; see README). Games with LLM seats add
-        `tokens` and `cost_usd`."""
+        `tokens` and `cost_usd`; `details` is the game's own."""
         s = self.outcome.summary
         tokens = self.tokens()
         spent = {"tokens": tokens, "cost_usd": self.cost_usd()} if tokens else {}
         return {
+            "game": self.game,
             "status": self.outcome.status,
             "seed": self.seed,
             "seats": {k: v.get("model", v.get("player")) for k, v in self.seats.items()},
-            "winners": s.get("winners", []),
-            "eliminated": s.get("eliminated", []),
+            "winners": list(s.winners),
+            "eliminated": list(s.eliminated),
             "placements": {str(k): v for k, v in self.outcome.placements.items()},
-            "turns": s.get("turns", 0),
-            **({"outcome": s["outcome"]} if "outcome" in s else {}),
+            "valid": s.valid,
+            "turns": s.turns,
             **spent,
             **({"reason": self.outcome.reason} if self.outcome.reason else {}),
+            "details": dict(s.details),
         }
 
 
@@ -62,13 +65,15 @@ async def play_game(
     out: Path,
     players: Sequence[str] | None = None,
     options: Mapping[str, Any] | None = None,
+    roles: Mapping[str, str] | None = None,
+    preset: str | None = None,
     llm_factory: LLMFactory | None = None,
     watch: EventSink | None = None,
 ) -> GameRun:
     game = get_game(game_name)
-    rng = make_rng(seed)
-    prepared = game.prepare(seed=seed, rng=rng, players=players, options=options or {},
-                            llm_factory=llm_factory)
+    prepared = prepare(game, seed=seed, rng=make_rng(seed), players=players,
+                       options=options or {}, roles=roles, preset=preset,
+                       llm_factory=llm_factory)
     seats = prepared.seats_json()
     with TranscriptWriter(out) as writer:
         writer.header(game=game.name, config=prepared.config_json(), seed=seed, seats=seats,
@@ -79,14 +84,14 @@ async def play_game(
             if watch is not None:
                 watch(event)
 
-        outcome = await prepared.play(sink)
+        outcome: GameOutcome = await prepared.play(sink)
         usage = usage_json(seats, outcome.usage)
         writer.result(
             status=outcome.status,
             reason=outcome.reason,
             placements=outcome.placements,
             usage=usage,
-            summary=outcome.summary,
+            summary=outcome.summary.to_json(),
         )
     return GameRun(game.name, seed, out, seats, outcome, usage)
 
@@ -95,8 +100,8 @@ def usage_json(seats: Mapping[str, Mapping[str, Any]], usage: Mapping[int, Usage
                ) -> dict[int, dict[str, Any]]:
     """Per-seat tokens, and dollars for seats that called a priced model.
 
-    A seat is priced by the model its spec names ("openai:gpt-5-mini"), which for Stille
-    Post is also its identity. Bots spend nothing and get no `cost_usd`.
+    A seat is priced by the model its spec names ("openai:gpt-5-mini"). Bots spend
+    nothing and get no `cost_usd`.
     """
     out: dict[int, dict[str, Any]] = {}
     for seat, u in usage.items():

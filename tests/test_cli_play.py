@@ -34,8 +34,8 @@ def test_play_json_summary_is_stable(tmp_path: Path, monkeypatch, capsys) -> Non
         outs.append(out)
     assert outs[0] == outs[1]
     summary = json.loads(outs[0])
-    assert list(summary) == ["status", "seed", "seats", "winners", "eliminated", "placements",
-                             "turns"]
+    assert list(summary) == ["game", "status", "seed", "seats", "winners", "eliminated",
+                             "placements", "valid", "turns", "details"]
     assert summary["status"] == "completed" and summary["seed"] == 7
     assert sorted(summary["seats"]) == ["1", "2", "3", "4"]
     t = Transcript.load(tmp_path / "g0.jsonl")
@@ -64,7 +64,11 @@ def test_play_renders_the_conversation(tmp_path: Path, monkeypatch, capsys) -> N
     [
         (["play", "--players", "detective,wizard"], "unknown player 'wizard'"),
         (["play", "--players", "random,random", "--num-players", "3"], "names 2 seats"),
-        (["play", "--guess-every", "0"], "guess_every"),
+        (["play", "--guess-every", "0"], "--guess-every"),
+        (["play", "stille-post", "--words", "5"], "option of chameleon"),
+        (["play", "chameleon", "--guess-every", "3"], "option of stille-post"),
+        (["play", "chameleon", "--role", "spy=trivial"], "no role 'spy'"),
+        (["play", "--max-rounds", "3", "chameleon"], "before the game name"),
         (["play", "--match", "sloppy"], "match"),
         (["play", "nonsense-game"], "unknown game"),
         (["play", "--players", "openai:gpt-5-mini,random,random,random"], "--online"),

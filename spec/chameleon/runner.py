@@ -58,14 +58,14 @@ def run(scenario: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, An
         rng = _forced_rng(given, category, n)
         scripts: dict[str, list[Any]] = {}
         players, role_specs = _seats(when, n, scripts)
-        options.update(role_specs)
 
         def factory(raw: str, prompts: PromptBook) -> Player:
             provider = ScriptedProvider(list(scripts[raw]), model=raw.partition(":")[2])
             return LLMPlayer(provider, prompts, name=raw)
 
         prepared = GAME.prepare(seed=int((given.get("rng") or {}).get("seed", 0)), rng=rng,
-                                players=players, options=options, llm_factory=factory)
+                                players=players, options=options, roles=role_specs,
+                                llm_factory=factory)
         events: list[Event] = []
         outcome = asyncio.run(prepared.play(events.append))
     unused = rng.unused
@@ -76,7 +76,7 @@ def run(scenario: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, An
         "reason": outcome.reason,
         "placements": {str(s): p for s, p in outcome.placements.items()},
         "seats": prepared.seats_json(),
-        **outcome.summary,
+        **outcome.summary.flat(),
     }
     return [e.to_json() for e in events], result
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from stille_post.core.errors import ProviderError, ScenarioError
 from stille_post.core.rng import ForcedRng
-from stille_post.core.roster import load_roster
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post import GAME, rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import StillePostGame
@@ -144,7 +144,7 @@ def _play(given: Mapping[str, Any], when: Mapping[Any, Any]
         "status": outcome.status,
         "reason": outcome.reason,
         "placements": outcome.placements,
-        "summary": outcome.summary,
+        "summary": outcome.summary.flat(),
         "rng_calls": rng.calls,
         "samples": rng.samples,
         "rng_unused": rng.unused,

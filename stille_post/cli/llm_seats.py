@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import UsageError
-from stille_post.games.base import LLMFactory
+from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Player, PromptBook
 
 # A replayed cassette must see byte-identical requests, so these caps are part of the
@@ -60,7 +60,7 @@ class SeatFactory:
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
                  extra_options: Mapping[str, Any] | None = None) -> None:
-        from stille_post.core.roster import load_roster
+        from stille_post.games.stille_post.roster import load_roster
 
         self.replay = replay
         self.base_urls = dict(base_urls or {})

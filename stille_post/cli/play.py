@@ -1,4 +1,8 @@
-"""`stille-post play`: one game, rendered live, written to a transcript."""
+"""`stille-post play [GAME]`: one game, rendered live, written to a transcript.
+
+`stille-post play GAME --help` lists the common options and that game's own; with no
+GAME the flagship is played with the common options.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,46 @@ import asyncio
 import json
 import secrets
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from rich.console import Console
 
-from stille_post.cli import options as O
-from stille_post.cli.options import game_options
+from stille_post.cli.gameopts import (
+    GameGroup,
+    group_callback,
+    make_game_command,
+    option,
+    split_specs,
+)
 from stille_post.cli.render import LiveRenderer
 from stille_post.core.errors import UsageError
-from stille_post.games import get_game
+from stille_post.games import DEFAULT_GAME, all_games, get_game
+from stille_post.games.kit.definition import GameDefinition
+from stille_post.games.kit.setup import parse_assignments, parse_set_value
 from stille_post.session import play_game
+
+COMMON = [
+    option("seed", int | None, None, "--seed", help="game seed; a fresh one if omitted"),
+    option("players", str | None, None, "--players",
+           help="comma-separated seats, one per seat: bot names (`bot` = the role's "
+                "default), provider specs (openai:gpt-5-mini, openai-compatible:MODEL@URL) "
+                "or script:FILE.yaml"),
+    option("role", list[str] | None, None, "--role",
+           help="NAME=SPEC: every seat of that role plays SPEC; repeatable"),
+    option("set_", list[str] | None, None, "--set",
+           help="KEY=VALUE: any option of the game, JSON values allowed; repeatable"),
+    option("preset", str | None, None, "--preset", help="a named configuration of the game"),
+    option("out", Path | None, None, "--out",
+           help="transcript path (default: runs/GAME/seed-SEED.jsonl; never overwritten)"),
+    option("online", bool, False, "--online", help="LLM seats call the live APIs"),
+    option("record", Path | None, None, "--record",
+           help="with --online: record the game's HTTP traffic to this cassette"),
+    option("replay", Path | None, None, "--replay",
+           help="replay LLM seats from this cassette, offline"),
+    option("as_json", bool, False, "--json", help="print only a JSON summary"),
+    option("quiet", bool, False, "--quiet", help="do not render the conversation"),
+]
 
 
 def unique_path(path: Path) -> Path:
@@ -30,103 +63,89 @@ def unique_path(path: Path) -> Path:
     raise UsageError(f"too many transcripts named like {path}")
 
 
-def parse_players(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    seats = [p.strip() for p in text.split(",") if p.strip()]
-    if not seats:
-        raise UsageError("--players is empty; give one comma-separated spec per seat")
-    return seats
+def game_options(flags: dict[str, Any], sets: list[str] | None) -> dict[str, Any]:
+    """The game's options as the user gave them: flags, then `--set` (which wins)."""
+    options = dict(flags)
+    options.update({k: parse_set_value(v) for k, v in parse_assignments(sets, "set").items()})
+    return options
+
+
+def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str, Any]) -> None:
+    seed = common.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    as_json = bool(common.get("as_json"))
+    options = game_options(flags, common.get("set_"))
+    roles = parse_assignments(common.get("role"), "role")
+    out = common.get("out")
+    path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
+    console = Console(stderr=as_json, quiet=as_json)
+    err = Console(stderr=True)
+    from stille_post.cli.llm_seats import llm_session
+
+    with llm_session(online=bool(common.get("online")), record=common.get("record"),
+                     replay=common.get("replay")) as llm_factory:
+        watch = None
+        if not (as_json or common.get("quiet")):
+            watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
+        run = asyncio.run(play_game(
+            definition.name, seed=seed, out=path, players=split_specs(common.get("players")),
+            options=options, roles=roles, preset=common.get("preset"),
+            llm_factory=llm_factory, watch=watch,
+        ))
+    summary = run.summary()
+    if as_json:
+        typer.echo(json.dumps(summary, sort_keys=False))
+    else:
+        _print_summary(console, run.seats, summary)
+        spent = (f", {summary['tokens']:,} tokens, ${summary['cost_usd']:.4f}"
+                 if "tokens" in summary else "")
+        console.print(f"seed {seed}{spent}; transcript: {run.transcript}")
+    for warning in _header_warnings(run.transcript):
+        err.print(f"[yellow]warning:[/] {warning}")
+    if run.outcome.status != "completed":
+        err.print(f"[red]game aborted:[/] {run.outcome.reason}")
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def play(
-        game: O.Game = "stille-post",
-        seed: Annotated[int | None, typer.Option(help="game seed; a fresh one if omitted")]
-        = None,
-        players: O.Players = None,
-        num_players: O.NumPlayers = None,
-        guess_every: O.GuessEvery = None,
-        max_rounds: O.MaxRounds = None,
-        match: O.Match = None,
-        max_message_chars: O.MaxMessageChars = None,
-        roster: O.RosterFile = None,
-        words: O.Words = None,
-        tie_rule: O.TieRule = None,
-        chameleon: O.ChameleonSeat = None,
-        others: O.Others = None,
-        cards: O.Cards = None,
-        out: Annotated[Path | None, typer.Option(
-            help="transcript path (default: runs/GAME/seed-SEED.jsonl)")] = None,
-        online: O.Online = False,
-        record: Annotated[Path | None, typer.Option(
-            help="with --online: record the game's HTTP traffic to this cassette")] = None,
-        replay: O.Replay = None,
-        as_json: Annotated[bool, typer.Option("--json", help="print only a JSON summary")]
-        = False,
-        quiet: Annotated[bool, typer.Option(help="do not render the conversation")] = False,
-    ) -> None:
-        """Play one game. Bots only by default: no keys, no network."""
-        definition = get_game(game)
-        if seed is None:
-            seed = secrets.randbelow(2**31)
-        options = game_options(
-            num_players=num_players, guess_every=guess_every, max_rounds=max_rounds,
-            match=match, max_message_chars=max_message_chars, roster=roster, words=words,
-            tie_rule=tie_rule, chameleon=chameleon, others=others, cards=cards,
-        )
-        path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
-        console = Console(stderr=as_json, quiet=as_json)
-        err = Console(stderr=True)
-        from stille_post.cli.llm_seats import llm_session
-
-        with llm_session(online=online, record=record, replay=replay) as llm_factory:
-            watch = None
-            if not (as_json or quiet):
-                watch = _Watch(console, f"[bold]{definition.name}[/] seed [bold]{seed}[/]")
-            run = asyncio.run(play_game(
-                definition.name, seed=seed, out=path, players=parse_players(players),
-                options=options, llm_factory=llm_factory, watch=watch,
-            ))
-        summary = run.summary()
-        if as_json:
-            typer.echo(json.dumps(summary, sort_keys=False))
-        else:
-            _print_summary(console, run.seats, summary)
-            spent = (f", {summary['tokens']:,} tokens, ${summary['cost_usd']:.4f}"
-                     if "tokens" in summary else "")
-            console.print(f"seed {seed}{spent}; transcript: {run.transcript}")
-        baseline = _baseline(run.transcript)
-        if baseline is not None and baseline >= 1.0:
-            err.print("[yellow]warning:[/] this configuration has at least as many guess "
-                      "phases as roster models; enumerating ids alone wins it")
-        if run.outcome.status != "completed":
-            err.print(f"[red]game aborted:[/] {run.outcome.reason}")
-            raise typer.Exit(1)
+    play_app = typer.Typer(
+        name="play", cls=GameGroup, no_args_is_help=False, invoke_without_command=True,
+        help="Play one game. Bots only by default: no keys, no network. "
+             "`stille-post play GAME --help` lists that game's options; with no GAME, "
+             f"{DEFAULT_GAME} is played.")
+    flagship = get_game(DEFAULT_GAME)
+    play_app.callback()(group_callback(
+        flagship, COMMON, lambda ctx, common, flags: run_play(flagship, common, flags)))
+    for definition in all_games().values():
+        make_game_command(play_app, definition, COMMON,
+                          lambda d, ctx, common, flags: run_play(d, common, flags),
+                          help_text="Play one game of it.")
+    app.add_typer(play_app)
 
 
 class _Watch:
     """Renders events live; the banner waits for the first event, so a game refused
     before it starts prints only its one-line error."""
 
-    def __init__(self, console: Console, banner: str) -> None:
+    def __init__(self, console: Console, definition: GameDefinition, banner: str) -> None:
         self.console = console
+        self.definition = definition
         self.banner = banner
         self.renderer: LiveRenderer | None = None
 
     def __call__(self, event: Any) -> None:
         if self.renderer is None:
             self.console.print(self.banner)
-            self.renderer = LiveRenderer(self.console, {})
+            self.renderer = LiveRenderer(self.console, self.definition.events)
         self.renderer(event)
 
 
-def _baseline(path: Path) -> float | None:
+def _header_warnings(path: Path) -> list[str]:
+    """A game may warn about its own configuration in the header (`warnings`)."""
     with path.open(encoding="utf-8") as fh:
         header = json.loads(fh.readline())
-    value = (header.get("baseline") or {}).get("enumeration_win")
-    return float(value) if value is not None else None
+    return [str(w) for w in header.get("warnings") or []]
 
 
 def _print_summary(console: Console, seats: dict[str, dict[str, Any]],
@@ -143,3 +162,6 @@ def _print_summary(console: Console, seats: dict[str, dict[str, Any]],
         table.add_row(str(place), f"Player {seat}", str(info.get("player", "")),
                       str(info.get("model", info.get("role", ""))))
     console.print(table)
+
+
+__all__ = ["COMMON", "game_options", "register", "run_play", "unique_path"]

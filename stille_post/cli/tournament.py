@@ -1,120 +1,233 @@
-"""`stille-post tournament GAME` and `stille-post merge`: many games into a results folder."""
+"""`stille-post tournament GAME` and `stille-post merge`: many games into a results folder.
+
+Settings come from three places, each overriding the one before: a config file
+(`--config FILE.toml`), then the command line. The merged result is written to
+`tournament.json` in the results folder, so `stille-post tournament --resume --out
+FOLDER` needs nothing else.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import secrets
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from stille_post.cli import options as O
-from stille_post.cli.options import game_options
+from stille_post.cli.gameopts import GameGroup, make_game_command, option, split_specs
+from stille_post.cli.play import game_options
 from stille_post.core.errors import UsageError
-from stille_post.games import get_game
-from stille_post.tournament.config import Shard, TournamentConfig, split_list
+from stille_post.games import all_games, get_game
+from stille_post.games.kit.definition import GameDefinition
+from stille_post.games.kit.setup import parse_assignments
+from stille_post.tournament.config import (
+    Shard,
+    TournamentConfig,
+    load_run_settings,
+    split_list,
+)
 from stille_post.tournament.limits import ProviderLimit, RateLimits
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
 from stille_post.tournament.runner import run_tournament, validate
 
+MAX_GAMES = 10_000_000
+
+COMMON = [
+    option("config", Path | None, None, "--config",
+           help="a tournament file (TOML): game, games, seed, seats or pool, roles, "
+                "options, concurrency, rate limits, out; flags override it"),
+    option("models", Path | None, None, "--models",
+           help="a model registry (TOML) of aliases; default ./models.toml if present"),
+    option("games", int | None, None, "--games", help="number of games N [default: 10]"),
+    option("seed", int | None, None, "--seed",
+           help="first game seed S; games use S..S+N-1 (fresh if omitted)"),
+    option("players", str | None, None, "--players",
+           help="comma-separated seats, one per seat (the same in every game)"),
+    option("pool", str | None, None, "--pool",
+           help="models or bots to seat from, comma-separated; --seats per game"),
+    option("seats", int | None, None, "--seats",
+           help="with --pool: seats per game [default: the game's default]"),
+    option("seating", str | None, None, "--seating",
+           help="with --pool: balanced (rotation; everyone meets evenly) | sampled"),
+    option("role", list[str] | None, None, "--role",
+           help="NAME=SPEC: every seat of that role plays SPEC; repeatable"),
+    option("set_", list[str] | None, None, "--set",
+           help="KEY=VALUE: any option of the game, JSON values allowed; repeatable"),
+    option("preset", str | None, None, "--preset", help="a named configuration of the game"),
+    option("concurrency", int | None, None, "--concurrency",
+           help="games played at the same time [default: 8]"),
+    option("out", Path | None, None, "--out",
+           help="results folder (default: runs/tournaments/GAME-seedS)"),
+    option("resume", bool, False, "--resume",
+           help="continue the tournament in --out: skip finished games, redo partial ones"),
+    option("retry_aborted", bool, False, "--retry-aborted",
+           help="with --resume: play aborted games again"),
+    option("shard", str | None, None, "--shard",
+           help="play only shard i of n (e.g. 2/4); combine with `stille-post merge`"),
+    option("rate_limit", list[str] | None, None, "--rate-limit",
+           help="PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable"),
+    option("fsync", bool, True, "--fsync/--no-fsync",
+           help="fsync each transcript before indexing it (survives power loss)"),
+    option("online", bool, False, "--online", help="LLM seats call the live APIs"),
+    option("replay", Path | None, None, "--replay",
+           help="replay LLM seats from this cassette, offline"),
+    option("as_json", bool, False, "--json", help="print only the aggregate JSON"),
+]
+
+
+def _file_settings(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    from stille_post.configfiles import load_tournament_file
+
+    return load_tournament_file(path).model_dump(exclude_none=True)
+
+
+def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
+                       flags: dict[str, Any]) -> None:
+    file = _file_settings(cli.get("config"))
+    if definition is None:
+        definition = _game_of(file, cli)
+    elif file.get("game") not in (None, definition.name):
+        raise UsageError(f"--config names the game {file['game']!r}, the command line "
+                         f"{definition.name!r}")
+
+    def pick(key: str, file_key: str | None = None, default: Any = None) -> Any:
+        value = cli.get(key)
+        return value if value is not None else file.get(file_key or key, default)
+
+    out: Path | None = pick("out")
+    resume = bool(cli.get("resume"))
+    saved_run: dict[str, Any] = {}
+    if resume and out is not None and not any(cli.get(k) is not None for k in (
+            "games", "seed", "players", "pool")) and not flags and not cli.get("set_") \
+            and not cli.get("config") and (out / "tournament.json").exists():
+        # `--resume --out FOLDER`: the folder says everything.
+        config = TournamentConfig.load(out)
+        if config.game != definition.name:
+            raise UsageError(f"{out} holds a {config.game} tournament, not {definition.name}")
+        saved_run = load_run_settings(out)
+    else:
+        config = _config(definition, cli, flags, file, pick)
+    folder = out or Path("runs") / "tournaments" / f"{definition.name}-seed{config.seed}"
+    concurrency = cli.get("concurrency") or file.get("concurrency") \
+        or saved_run.get("concurrency") or 8
+    if concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    rate_texts = list(cli.get("rate_limit") or []) or \
+        [f"{k}={v}" for k, v in (file.get("rate_limits") or {}).items()] or \
+        list(saved_run.get("rate_limits") or [])
+    limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_texts))
+    models_file = cli.get("models") or file.get("models") or saved_run.get("models")
+    as_json = bool(cli.get("as_json"))
+    err = Console(stderr=True)
+    from stille_post.cli.llm_seats import llm_session
+
+    session_options: dict[str, Any] = {}
+    if models_file is not None:
+        session_options["models"] = Path(models_file)
+    with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
+                     **session_options) as llm_factory:
+        validate(config, llm_factory)
+        check_folder(folder, config, resume=resume)
+        if not as_json:
+            shard = f", shard {config.shard}" if config.shard else ""
+            err.print(f"[bold]{definition.title}[/] tournament: {config.games} games from "
+                      f"seed [bold]{config.seed}[/]{shard} -> {folder}")
+        stats = asyncio.run(run_tournament(
+            config, folder, resume=resume, concurrency=concurrency, limits=limits,
+            llm_factory=llm_factory, progress=not as_json, durable=bool(cli.get("fsync")),
+            retry_aborted=bool(cli.get("retry_aborted")),
+            run_settings={"concurrency": concurrency, "rate_limits": rate_texts,
+                          **({"models": str(models_file)} if models_file else {})}))
+    summary = aggregate(load_results(folder))
+    summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
+                           "aborted": stats.aborted}
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        _print_aggregate(Console(), summary)
+        Console().print(f"report: stille-post report {folder}")
+
+
+def _game_of(file: dict[str, Any], cli: dict[str, Any]) -> GameDefinition:
+    if file.get("game"):
+        return get_game(str(file["game"]))
+    out = cli.get("out")
+    if cli.get("resume") and out is not None and (out / "tournament.json").exists():
+        return get_game(TournamentConfig.load(out).game)
+    raise UsageError("name the game (`stille-post tournament GAME`), give --config FILE "
+                     "with a `game`, or --resume --out FOLDER")
+
+
+def _config(definition: GameDefinition, cli: dict[str, Any], flags: dict[str, Any],
+            file: dict[str, Any], pick: Any) -> TournamentConfig:
+    games = pick("games", default=10)
+    if not 1 <= games <= MAX_GAMES:
+        raise UsageError(f"--games must be between 1 and {MAX_GAMES:,}, got {games}")
+    seed = pick("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    options = {**dict(file.get("options") or {}), **game_options(flags, cli.get("set_"))}
+    roles = {**dict(file.get("roles") or {}), **parse_assignments(cli.get("role"), "role")}
+    players = split_specs(cli.get("players")) if cli.get("players") is not None \
+        else file.get("players")
+    pool = list(split_list(cli.get("pool")) or ()) if cli.get("pool") is not None \
+        else file.get("pool")
+    seating = pick("seating", default="balanced")
+    if pool and seating not in ("balanced", "sampled"):
+        raise UsageError(f"--seating {seating!r}: use balanced or sampled")
+    seats = pick("seats") or options.get("num_players") or definition.players.default
+    if pool and "num_players" not in options:
+        options["num_players"] = seats
+    return TournamentConfig(
+        game=definition.name, games=games, seed=seed,
+        seating="fixed" if not pool else seating,
+        players=tuple(players) if players else None,
+        pool=tuple(pool) if pool else None,
+        seats_per_game=seats if pool else None,
+        options={k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
+        shard=Shard.parse(cli["shard"]) if cli.get("shard") else None,
+        roles=roles, preset=pick("preset"))
+
 
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def tournament(
-        game: O.Game,
-        games: Annotated[int, typer.Option(help="number of games N")] = 10,
-        seed: Annotated[int | None, typer.Option(
-            help="first game seed S; games use S..S+N-1 (fresh if omitted)")] = None,
-        players: O.Players = None,
-        pool: Annotated[str | None, typer.Option(
-            help="models to seat from, comma-separated; --num-players seats per game")] = None,
-        seating: Annotated[str, typer.Option(
-            help="with --pool: balanced (rotation; everyone meets evenly) | sampled")]
-        = "balanced",
-        num_players: O.NumPlayers = None,
-        guess_every: O.GuessEvery = None,
-        max_rounds: O.MaxRounds = None,
-        match: O.Match = None,
-        max_message_chars: O.MaxMessageChars = None,
-        roster: O.RosterFile = None,
-        words: O.Words = None,
-        tie_rule: O.TieRule = None,
-        chameleon: O.ChameleonSeat = None,
-        others: O.Others = None,
-        cards: O.Cards = None,
-        concurrency: Annotated[int, typer.Option(help="games played at the same time")] = 8,
-        out: Annotated[Path | None, typer.Option(
-            help="results folder (default: runs/tournaments/GAME-seedS)")] = None,
-        resume: Annotated[bool, typer.Option(
-            help="continue the tournament in --out: skip finished games, redo partial ones")]
-        = False,
-        retry_aborted: Annotated[bool, typer.Option(
-            help="with --resume: play aborted games again")] = False,
-        shard: Annotated[str | None, typer.Option(
-            help="play only shard i of n (e.g. 2/4); combine with `stille-post merge`")]
-        = None,
-        rate_limit: Annotated[list[str] | None, typer.Option(
-            help="PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable")] = None,
-        fsync: Annotated[bool, typer.Option(
-            help="fsync each transcript before indexing it (survives power loss)")] = True,
-        online: O.Online = False,
-        replay: O.Replay = None,
-        as_json: Annotated[bool, typer.Option("--json", help="print only the aggregate JSON")]
-        = False,
-    ) -> None:
-        """Play N games (seeds S..S+N-1) into a resumable results folder."""
-        definition = get_game(game)
-        if seed is None:
-            seed = secrets.randbelow(2**31)
-        options = game_options(
-            num_players=num_players, guess_every=guess_every, max_rounds=max_rounds,
-            match=match, max_message_chars=max_message_chars, roster=roster, words=words,
-            tie_rule=tie_rule, chameleon=chameleon, others=others, cards=cards)
-        pool_list = split_list(pool)
-        if pool_list is not None and seating not in ("balanced", "sampled"):
-            raise UsageError(f"--seating {seating!r}: use balanced or sampled")
-        config = TournamentConfig(
-            game=definition.name, games=games, seed=seed,
-            seating="fixed" if pool_list is None else seating,  # type: ignore[arg-type]
-            players=split_list(players), pool=pool_list,
-            seats_per_game=(num_players or 4) if pool_list is not None else None,
-            options={k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
-            shard=Shard.parse(shard) if shard else None)
-        folder = out or Path("runs") / "tournaments" / f"{definition.name}-seed{seed}"
-        limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_limit or []))
-        err = Console(stderr=True)
-        from stille_post.cli.llm_seats import llm_session
+    tour_app = typer.Typer(
+        name="tournament", cls=GameGroup, invoke_without_command=True, no_args_is_help=False,
+        help="Play N games (seeds S..S+N-1) into a resumable results folder. "
+             "`stille-post tournament GAME --help` lists that game's options; "
+             "`--resume --out FOLDER` alone continues a tournament.")
 
-        with llm_session(online=online, record=None, replay=replay) as llm_factory:
-            validate(config, llm_factory)
-            check_folder(folder, config, resume=resume)
-            if not as_json:
-                err.print(f"[bold]{definition.name}[/] tournament: {games} games from seed "
-                          f"[bold]{seed}[/]{f', shard {config.shard}' if config.shard else ''}"
-                          f" -> {folder}")
-            stats = asyncio.run(run_tournament(
-                config, folder, resume=resume, concurrency=concurrency, limits=limits,
-                llm_factory=llm_factory, progress=not as_json, durable=fsync,
-                retry_aborted=retry_aborted))
-        summary = aggregate(load_results(folder))
-        summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
-                               "aborted": stats.aborted}
-        if as_json:
-            typer.echo(json.dumps(summary))
-        else:
-            _print_aggregate(Console(), summary)
-            Console().print(f"report: stille-post report {folder}")
+    def default(ctx: typer.Context, **cli: Any) -> None:
+        if ctx.invoked_subcommand is not None:
+            ctx.obj = cli
+            return
+        if not any(cli.get(k) for k in ("config", "resume")):
+            typer.echo(ctx.get_help())
+            raise typer.Exit(0)
+        run_tournament_cmd(None, cli, {})
+
+    ctx_param = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                  annotation=typer.Context)
+    default.__signature__ = inspect.Signature([ctx_param, *COMMON])  # type: ignore[attr-defined]
+    default.__annotations__ = {p.name: p.annotation for p in [ctx_param, *COMMON]}
+    tour_app.callback()(default)
+    for definition in all_games().values():
+        make_game_command(tour_app, definition, COMMON,
+                          lambda d, ctx, cli, flags: run_tournament_cmd(d, cli, flags),
+                          help_text="Play a tournament of it.")
+    app.add_typer(tour_app)
 
     @app.command("merge")
     def merge_cmd(
-        out: Annotated[Path, typer.Argument(help="the merged results folder")],
-        shards: Annotated[list[Path], typer.Argument(help="shard results folders")],
-        as_json: Annotated[bool, typer.Option("--json", help="print only the aggregate JSON")]
-        = False,
+        out: Path = typer.Argument(..., help="the merged results folder"),
+        shards: list[Path] = typer.Argument(..., help="shard results folders"),
+        as_json: bool = typer.Option(False, "--json", help="print only the aggregate JSON"),
     ) -> None:
         """Combine shard folders of one tournament into one results folder."""
         added = merge(out, shards)

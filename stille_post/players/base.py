@@ -7,9 +7,12 @@ a heuristic bot or a script is invisible to the engine: all of them implement `d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from stille_post.providers.base import ChatRequest, Tool, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from stille_post.games.kit.generation import GenerationConfig
 
 Obs = TypeVar("Obs")
 
@@ -23,6 +26,8 @@ class Decision(Generic[Obs]):
     tools: tuple[Tool, ...] = ()
     # On a corrective re-ask: why the previous answer could not be used.
     repair: str | None = None
+    # The phase's generation settings (a short answer, say); they win over the seat's.
+    generation: GenerationConfig | None = None
 
 
 @dataclass(frozen=True)

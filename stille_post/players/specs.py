@@ -3,6 +3,7 @@
     random | bot:random           a heuristic bot of the game being played
     openai:gpt-5-mini             an LLM seat (provider kind, model name)
     openai-compatible:MODEL@URL   any OpenAI-compatible server
+    script:FILE.yaml              scripted replies from a file, through the LLM path
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class SeatSpec:
     provider: str | None = None  # provider kind, for an LLM seat
     model: str | None = None
     base_url: str | None = None
+    script: str | None = None  # a script:FILE seat: replies read from FILE
 
     @property
     def is_llm(self) -> bool:
@@ -28,7 +30,11 @@ class SeatSpec:
 
     @property
     def label(self) -> str:
-        return f"bot:{self.bot}" if self.bot else f"{self.provider}:{self.model}"
+        if self.bot:
+            return f"bot:{self.bot}"
+        if self.script:
+            return f"script:{self.script}"
+        return f"{self.provider}:{self.model}"
 
 
 def parse_seat_spec(raw: str, bot_names: tuple[str, ...]) -> SeatSpec:
@@ -41,9 +47,13 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...]) -> SeatSpec:
         if name not in bot_names:
             raise UnknownPlayerError(
                 f"unknown player {raw!r}; bots: {', '.join(bot_names)}; "
-                f"LLM seats: {', '.join(k + ':MODEL' for k in LLM_KINDS)}"
+                f"LLM seats: {', '.join(k + ':MODEL' for k in LLM_KINDS)}; script:FILE.yaml"
             )
         return SeatSpec(raw=spec, bot=name)
+    if head == "script":
+        if not rest:
+            raise UnknownPlayerError(f"{raw!r} names no file; write script:FILE.yaml")
+        return SeatSpec(raw=spec, script=rest)
     if head not in LLM_KINDS:
         raise UnknownPlayerError(
             f"unknown provider {head!r} in {raw!r}; providers: {', '.join(LLM_KINDS)}"

@@ -1,4 +1,4 @@
-"""Usage -> US dollars, from fixtures/prices.toml (USD per 1M tokens).
+"""Usage -> US dollars, from the shipped providers/data/prices.toml (USD per 1M tokens).
 
 `cost_usd(model, usage)` is what the game summary and the tournament call. The model is
 a roster id or an API model name (aliases and dated OpenAI names such as
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError
-from stille_post.core.paths import fixtures_dir
 from stille_post.providers.base import Usage
 
 _PER = 1_000_000
@@ -64,10 +64,12 @@ def _price(raw: dict[str, Any], where: str) -> Price:
 
 
 def load_prices(path: Path | str | None = None) -> PriceTable:
-    file = Path(path) if path is not None else fixtures_dir() / "prices.toml"
+    # The shipped table is package data (importlib.resources), so a wheel has it too.
+    file: Any = Path(path) if path is not None else \
+        resources.files("stille_post.providers").joinpath("data", "prices.toml")
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read the price table {file}: {exc}") from None
     models: dict[str, Price] = {}
     for name, raw in (data.get("models") or {}).items():
@@ -84,8 +86,19 @@ def default_prices() -> PriceTable:
 
 
 def cost_usd(model: str, usage: Usage) -> float:
-    """Dollars for one model's usage, with the shipped price table."""
-    return default_prices().cost_usd(model, usage)
+    """Dollars for one model's usage, with the shipped price table. A name that is an
+    alias of the active model registry (providers/models.py) is priced by the alias's
+    `price` when it has one, else as its own name or, failing that, its API model."""
+    from stille_post.providers.models import active_models  # it imports Price from here
+
+    table = default_prices()
+    alias = active_models().get(model)
+    if alias is not None:
+        if alias.price is not None:
+            return alias.price.cost(usage)
+        if table.price(model) is table.default:
+            model = alias.model
+    return table.cost_usd(model, usage)
 
 
 def model_of(label: str) -> str | None:

@@ -146,8 +146,14 @@ class TournamentConfig:
     def without_shard(self) -> TournamentConfig:
         return TournamentConfig.from_json({**self.to_json(), "shard": None})
 
-    def save(self, folder: Path) -> None:
-        write_json_atomic(folder / CONFIG_FILE, {"tournament": self.to_json()})
+    def save(self, folder: Path, run: Mapping[str, Any] | None = None) -> None:
+        """`run` holds how the games are played (concurrency, rate limits, models file):
+        not part of the tournament's identity, but kept so that `--resume --out FOLDER`
+        needs nothing else. A save without it keeps the one already on disk."""
+        if run is None:
+            run = load_run_settings(folder)
+        write_json_atomic(folder / CONFIG_FILE, {"tournament": self.to_json(),
+                                                 "run": dict(run or {})})
 
     @classmethod
     def load(cls, folder: Path) -> TournamentConfig:
@@ -160,6 +166,16 @@ class TournamentConfig:
                               f"(no {CONFIG_FILE})") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"{path}: unreadable tournament config ({exc})") from None
+
+
+def load_run_settings(folder: Path) -> dict[str, Any]:
+    """The run settings recorded beside the config ({} when there are none)."""
+    try:
+        data = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    run = data.get("run") if isinstance(data, dict) else None
+    return dict(run) if isinstance(run, dict) else {}
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

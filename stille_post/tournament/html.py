@@ -27,5 +27,17 @@ def render_html(report: dict[str, Any]) -> str:
     env.filters["fmt"] = _fmt
     per_player = report["metrics"]["per_player"]
     metric_names = sorted({k for v in per_player.values() for k in v})
+    charts = all_charts(report["leaderboard"])
+    charts.update(game_charts(report))
     return env.get_template("report.html.j2").render(
-        r=report, charts=all_charts(report["leaderboard"]), metric_names=metric_names)
+        r=report, charts=charts, metric_names=metric_names)
+
+
+def game_charts(report: dict[str, Any]) -> dict[str, str]:
+    """The game's own charts (declared by its definition), after the shared ones. A game
+    that is not installed here simply has none."""
+    from stille_post.games import all_games
+
+    definition = all_games().get(str(report.get("game")))
+    fn = definition.charts_fn() if definition is not None else None
+    return fn(report) if fn is not None else {}

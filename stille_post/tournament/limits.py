@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stille_post.core.errors import ConfigError
-from stille_post.games.base import LLMFactory
+from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Action, Decision, Player, PromptBook
 
 Clock = Callable[[], float]

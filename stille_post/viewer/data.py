@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from stille_post.core.outcome import OutcomeSummary
 from stille_post.core.transcript import Transcript
 
 # Opaque provider blobs (e.g. Gemini thought signatures) mean nothing to a reader and can
@@ -30,7 +31,28 @@ def view_data(transcript: Transcript) -> dict[str, Any]:
         "result": result,
         "complete": transcript.complete,
         "placements": placement_rows(transcript),
+        "vocabulary": vocabulary(transcript.game),
+        "title": _title(transcript.game),
     }
+
+
+def vocabulary(game: str) -> dict[str, dict[str, str]]:
+    """The game's event types mapped onto the generic kinds, for the generic view (empty
+    for a game not installed here: every event is then shown as a card)."""
+    from stille_post.games import all_games
+
+    definition = all_games().get(game)
+    if definition is None:
+        return {}
+    return {t: {"generic": k.generic, "text_key": k.text_key}
+            for t, k in definition.events.items()}
+
+
+def _title(game: str) -> str:
+    from stille_post.games import all_games
+
+    definition = all_games().get(game)
+    return definition.title if definition is not None else game
 
 
 def seat_rows(transcript: Transcript) -> list[dict[str, Any]]:
@@ -49,7 +71,7 @@ def placement_rows(transcript: Transcript) -> list[dict[str, Any]]:
     """The final table, best place first; empty for a game that was cut off."""
     result = transcript.result or {}
     placements: Mapping[str, Any] = result.get("placements") or {}
-    summary: Mapping[str, Any] = result.get("summary") or {}
+    summary = transcript.summary
     usage: Mapping[str, Any] = result.get("usage") or {}
     seats = transcript.seats
     rows = []
@@ -70,20 +92,11 @@ def placement_rows(transcript: Transcript) -> list[dict[str, Any]]:
     return rows
 
 
-def outcome(seat: int, summary: Mapping[str, Any]) -> str:
-    """A one-phrase outcome from the summary keys games share; blank when unknown."""
-    key = str(seat)
-    phases = summary.get("winner_phases") or {}
-    if key in phases:
-        return f"won at identity guess #{phases[key]}"
-    if seat in (summary.get("winners") or []):
-        return "won"
-    causes = summary.get("causes") or {}
-    if key in causes:
-        return f"eliminated ({causes[key]})"
-    if seat in (summary.get("survivors") or []):
-        return "still in at the end"
-    return ""
+def outcome(seat: int, summary: OutcomeSummary) -> str:
+    """A one-phrase outcome: the game's own note for the seat, else won or blank."""
+    if seat in summary.notes:
+        return summary.notes[seat]
+    return "won" if seat in summary.winners else ""
 
 
 def script_json(obj: Any) -> str:

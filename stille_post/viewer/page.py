@@ -22,7 +22,6 @@ from stille_post.viewer.data import script_json, view_data
 
 _PACKAGE = "stille_post.viewer"
 
-_TITLES = {"stille-post": "Stille Post"}
 
 
 def _asset(*parts: str) -> str:
@@ -34,12 +33,23 @@ def _asset(*parts: str) -> str:
     return text
 
 
-def _script() -> str:
-    """Every game layout, then the core that picks one: a single inline script, so the
-    CSP names a single hash. Adding a game's layout means adding one file."""
-    layouts = resources.files(_PACKAGE).joinpath("static", "layouts")
-    names = sorted(f.name for f in layouts.iterdir() if f.name.endswith(".js"))
-    return "\n".join([*(_asset("layouts", n) for n in names), _asset("viewer.js")])
+def _layout(game: str) -> str | None:
+    """The game's own viewer layout (a JS file in its folder, declared by its definition),
+    or None for a game without one (or one not installed here): the generic view."""
+    from stille_post.games import all_games
+
+    definition = all_games().get(game)
+    source = definition.layout_source() if definition is not None else None
+    if source is not None and "</script" in source.lower():
+        raise RuntimeError(f"the {game} layout contains '</script'; cannot inline it")
+    return source
+
+
+def _script(game: str) -> str:
+    """The game's layout, then the core that picks it: a single inline script, so the
+    CSP names a single hash."""
+    layout = _layout(game)
+    return "\n".join([*([layout] if layout else []), _asset("viewer.js")])
 
 
 def _csp_hash(text: str) -> str:
@@ -58,13 +68,16 @@ def _environment() -> jinja2.Environment:
 
 
 def title_of(transcript: Transcript) -> str:
-    game = _TITLES.get(transcript.game, transcript.game)
+    from stille_post.games import all_games
+
+    definition = all_games().get(transcript.game)
+    game = definition.title if definition is not None else transcript.game
     seed = transcript.header.get("seed")
     return f"{game} · seed {seed}" if seed is not None else game
 
 
 def render_html(transcript: Transcript) -> str:
-    css, js = _asset("viewer.css"), _script()
+    css, js = _asset("viewer.css"), _script(transcript.game)
     data = view_data(transcript)
     csp = (
         "default-src 'none'; "

@@ -10,17 +10,25 @@ from typing import Any
 from stille_post.core.events import Event
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import Transcript
-from stille_post.games.base import GameOutcome, LLMFactory
-from stille_post.games.chameleon import GAME, PreparedChameleon
+from stille_post.core.outcome import GameOutcome
+from stille_post.games.chameleon import GAME
+from stille_post.games.kit import PreparedGame
+from stille_post.games.kit.setup import LLMFactory
+
+ROLE_KEYS = ("chameleon", "others")
 
 
 def prepare(seed: int, options: Mapping[str, Any], players: Sequence[str] | None = None,
-            llm_factory: LLMFactory | None = None) -> PreparedChameleon:
-    return GAME.prepare(seed=seed, rng=make_rng(seed), players=players, options=options,
-                        llm_factory=llm_factory)
+            llm_factory: LLMFactory | None = None) -> PreparedGame:
+    """The tests name the roles' seats beside the options (`chameleon`, `others`), as
+    `--role chameleon=... --role others=...` does on the command line."""
+    opts = {k: v for k, v in options.items() if k not in ROLE_KEYS}
+    roles = {k: str(v) for k, v in options.items() if k in ROLE_KEYS}
+    return GAME.prepare(seed=seed, rng=make_rng(seed), players=players, options=opts,
+                        roles=roles, llm_factory=llm_factory)
 
 
-def transcript(prepared: PreparedChameleon, events: list[Event],
+def transcript(prepared: PreparedGame, events: list[Event],
                outcome: GameOutcome, seed: int = 0) -> Transcript:
     header = {"kind": "header", "game": GAME.name, "seed": seed,
               "config": prepared.config_json(), "seats": prepared.seats_json(),
@@ -28,7 +36,7 @@ def transcript(prepared: PreparedChameleon, events: list[Event],
     result = {"kind": "result", "status": outcome.status, "reason": outcome.reason,
               "placements": {str(k): v for k, v in outcome.placements.items()},
               "usage": {str(s): u.to_json() for s, u in outcome.usage.items()},
-              "summary": outcome.summary}
+              "summary": outcome.summary.to_json()}
     return Transcript(header=header, events=events, result=result)
 
 

@@ -14,7 +14,7 @@ def _games(chameleon: str, others: str,
            n: int = 100) -> Iterator[tuple[dict[str, Any], dict[int, str]]]:
     for t in play_many(range(n), {"chameleon": chameleon, "others": others,
                                   "num_players": 4}):
-        s = t.result["summary"]  # type: ignore[index]
+        s = t.summary.flat()
         yield s, {int(k): v for k, v in s["responses"].items()}
 
 

@@ -66,7 +66,7 @@ def test_own_cards_through_prepare(tmp_path: Path) -> None:
     prepared = GAME.prepare(seed=1, rng=make_rng(1), players=None,
                             options={"cards": path, "words": 4})
     assert prepared.header_extra()["category"] == "Mine"
-    assert prepared.game.deal.secret in ("alpha", "beta", "gamma", "delta")
+    assert prepared.engine.deal.secret in ("alpha", "beta", "gamma", "delta")
     with pytest.raises(ConfigError, match="no card has that many words"):
         GAME.prepare(seed=1, rng=make_rng(1), players=None, options={"cards": path})
     with pytest.raises(ConfigError, match="category"):

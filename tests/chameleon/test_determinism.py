@@ -32,7 +32,9 @@ def test_same_seed_same_transcript(tmp_path: Path, options: dict[str, object]) -
     texts = []
     for seed, name in ((11, "a"), (11, "b"), (12, "c")):
         out = tmp_path / f"{name}.jsonl"
-        asyncio.run(play_game("chameleon", seed=seed, out=out, options=options,
+        roles = {k: str(v) for k, v in options.items() if k in ("chameleon", "others")}
+        opts = {k: v for k, v in options.items() if k not in roles}
+        asyncio.run(play_game("chameleon", seed=seed, out=out, options=opts, roles=roles,
                               llm_factory=_factory))
         texts.append(canonical_text(out))
     assert texts[0] == texts[1]
@@ -43,6 +45,6 @@ def test_tie_rule_does_not_shift_the_deal() -> None:
     """The dealer is drawn under every tie rule, so one seed deals the same game."""
     from .conftest import prepare
 
-    deals = {rule: prepare(7, {"tie_rule": rule}).game.deal
+    deals = {rule: prepare(7, {"tie_rule": rule}).engine.deal
              for rule in ("random", "dealer", "chameleon_wins")}
     assert len(set(deals.values())) == 1

@@ -124,10 +124,10 @@ def test_prepare_path_keeps_the_secret_from_an_llm_chameleon() -> None:
         providers.clear()
 
         prepared = GAME.prepare(seed=seed, rng=make_rng(seed), players=None,
-                                options={"chameleon": "openai:gpt-test", "others": "heuristic"},
+                                roles={"chameleon": "openai:gpt-test", "others": "heuristic"},
                                 llm_factory=factory)
         asyncio.run(prepared.play())
-        deal = prepared.game.deal
+        deal = prepared.engine.deal
         (provider,) = providers
         for request in provider.requests:
             assert not re.search(rf"\b{re.escape(deal.secret)}\b",

@@ -17,8 +17,8 @@ def test_rates_follow_the_outcomes() -> None:
     m = compute_metrics(ts)
     json.dumps(m)  # JSON-safe
     o = m["overall"]
-    outcomes = [t.result["summary"]["outcome"] for t in ts]  # type: ignore[index]
-    identified = sum(t.result["summary"].get("identified", False) for t in ts)  # type: ignore[index]
+    outcomes = [t.summary.flat()["outcome"] for t in ts]
+    identified = sum(t.summary.flat().get("identified", False) for t in ts)
     assert o["games"] == 100 and o["valid"] == 100 and o["valid_ratio"] == 1.0
     assert o["identification_rate"] == pytest.approx(identified / 100)
     assert o["non_chameleon_win_rate"] == pytest.approx(outcomes.count("IdentifiedWin") / 100)
@@ -38,8 +38,10 @@ def test_rates_follow_the_outcomes() -> None:
 def test_fail_games_are_not_valid() -> None:
     ts = play_many(range(5), {"chameleon": "copycat", "others": "heuristic"})
     for t in ts[:2]:  # as a Fail game records itself
-        t.result["summary"].update(outcome="Fail", valid=False, identified=False,  # type: ignore[index]
-                                   fail={"seat": 1, "decision": "word"})
+        summary = t.result["summary"]  # type: ignore[index]
+        summary["valid"] = False
+        summary["details"].update(outcome="Fail", identified=False,
+                                  fail={"seat": 1, "decision": "word"})
     ts[2].result = None  # cut off: no result line
     o = compute_metrics(ts)["overall"]
     assert (o["games"], o["valid"], o["fail"], o["incomplete"]) == (4, 2, 2, 1)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from stille_post.core.errors import ConfigError, UnknownPlayerError, UsageError
-from stille_post.games.chameleon import GAME, PreparedChameleon
+from stille_post.games.chameleon import GAME
+from stille_post.games.kit import PreparedGame
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.scripted import ScriptedProvider
@@ -16,14 +17,14 @@ from stille_post.providers.scripted import ScriptedProvider
 from .conftest import prepare
 
 
-def _labels(prepared: PreparedChameleon) -> dict[int, tuple[str, str]]:
+def _labels(prepared: PreparedGame) -> dict[int, tuple[str, str]]:
     return {int(s): (v["player"], v["role"]) for s, v in prepared.seats_json().items()}
 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_chameleon_and_others(seed: int) -> None:
     prepared = prepare(seed, {"chameleon": "bot:copycat", "others": "revealing"})
-    cham = prepared.game.deal.chameleon
+    cham = prepared.engine.deal.chameleon
     for seat, (label, role) in _labels(prepared).items():
         assert role == ("chameleon" if seat == cham else "non-chameleon")
         assert label == ("bot:copycat" if seat == cham else "bot:revealing")
@@ -32,7 +33,7 @@ def test_chameleon_and_others(seed: int) -> None:
 def test_players_with_a_chameleon_override() -> None:
     prepared = prepare(3, {"chameleon": "copycat"}, players=["trivial", "revealing",
                                                              "heuristic", "trivial"])
-    cham = prepared.game.deal.chameleon
+    cham = prepared.engine.deal.chameleon
     labels = _labels(prepared)
     assert labels[cham] == ("bot:copycat", "chameleon")
     expected = ["trivial", "revealing", "heuristic", "trivial"]
@@ -45,15 +46,28 @@ def test_defaults_and_num_players() -> None:
     prepared = prepare(1, {"num_players": 6})
     assert len(prepared.seats_json()) == 6
     assert {v["player"] for v in prepared.seats_json().values()} == {"bot:heuristic"}
-    assert GAME.default_players(5) == ["heuristic"] * 5
+    assert GAME.seats_by_default(5) == ["heuristic"] * 5
+
+
+def test_a_role_spec_wins_over_players_for_its_seats() -> None:
+    """`--role others=X` with `--players`: every seat of that role plays X (the kit's
+    rule: role, then the seat's --players entry, then the role's default bot)."""
+    prepared = prepare(2, {"others": "trivial"}, players=["revealing"] * 4)
+    cham = prepared.engine.deal.chameleon
+    for seat, (label, _) in _labels(prepared).items():
+        assert label == ("bot:revealing" if seat == cham else "bot:trivial")
+
+
+def test_unknown_role_is_one_line() -> None:
+    with pytest.raises(ConfigError, match="no role 'spy'.*chameleon"):
+        GAME.prepare(seed=0, rng=__import__("random").Random(0), roles={"spy": "trivial"})
 
 
 @pytest.mark.parametrize(("options", "players", "error", "message"), [
-    ({"others": "trivial"}, ["trivial"] * 4, ConfigError, "--others and --players"),
     ({"num_players": 5}, ["trivial"] * 4, ConfigError, "names 4 seats"),
-    ({"num_players": 2}, None, ConfigError, "num_players"),
-    ({"tie_rule": "coin"}, None, ConfigError, "tie_rule"),
-    ({"guess_every": 3}, None, ConfigError, "guess_every"),
+    ({"num_players": 2}, None, ConfigError, "num-players"),
+    ({"tie_rule": "coin"}, None, ConfigError, "tie-rule"),
+    ({"guess_every": 3}, None, ConfigError, "no option 'guess_every'"),
     ({"chameleon": "wizard"}, None, UnknownPlayerError, "unknown player"),
     ({"chameleon": "openai:gpt-5-mini"}, None, UsageError, "LLM seat"),
 ])
@@ -84,6 +98,6 @@ def test_llm_chameleon_learns_its_role_from_the_system_prompt() -> None:
         prepared = prepare(seed, {"chameleon": "trivial", "others": "openai:other"},
                            llm_factory=factory)
         asyncio.run(prepared.play())
-        secret = prepared.game.deal.secret
+        secret = prepared.engine.deal.secret
         assert all(f'The secret word is "{secret}"' in r.system
                    for r in providers["openai:other"].requests)

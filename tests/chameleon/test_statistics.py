@@ -31,10 +31,10 @@ def test_trivial_concealing_matches_the_closed_form(n: int, k: int, games: int) 
     ts = play_many(range(games), {"num_players": n, "words": k, "chameleon": "trivial",
                                   "others": "trivial"})
     for t in ts:
-        s = t.result["summary"]  # type: ignore[index]
+        s = t.summary.flat()
         assert s["identified"] == (s["chameleon"] == 1)
         assert set(s["votes"].values()) == {1}
-    wins = sum(t.result["summary"]["outcome"] == rules.IDENTIFIED_WIN for t in ts)  # type: ignore[index]
+    wins = sum(t.summary.flat()["outcome"] == rules.IDENTIFIED_WIN for t in ts)
     lo, hi = binom.interval(0.999, games, p)
     assert lo <= wins <= hi, (wins / games, p, lo / games, hi / games)
     overall = compute_metrics(ts)["overall"]

@@ -48,7 +48,7 @@ async def _game(seed: int, tie_rule: str) -> tuple[rules.Deal, dict[str, Any], d
     deal = rules.deal(rng, CARDS, 4, 16)
     players = {s: Fixed(t) for s, t in TARGETS.items()}
     outcome = await ChameleonGame(config, deal, players, rng).play()
-    return deal, outcome.summary, players
+    return deal, outcome.summary.flat(), players
 
 
 def _play_many(seeds: range, tie_rule: str) -> list[tuple[rules.Deal, dict[str, Any],

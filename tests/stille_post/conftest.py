@@ -12,8 +12,8 @@ from faker import Faker
 
 from stille_post.core.events import Event
 from stille_post.core.rng import derive_rng, make_rng
-from stille_post.core.roster import load_roster
-from stille_post.games.base import GameOutcome
+from stille_post.games.stille_post.roster import load_roster
+from stille_post.core.outcome import GameOutcome
 from stille_post.games.stille_post import GAME
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig

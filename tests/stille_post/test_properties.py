@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stille_post.games.stille_post.bots import BOTS
-from stille_post.games.stille_post.rules import FORGERY_PREFIX
+from stille_post.games.kit.framing import FORGERY_PREFIX
 from stille_post.players.base import Action, Decision
 
 

@@ -70,7 +70,7 @@ def test_identity_sampling_is_uniform_over_the_roster(play, bots) -> None:
     """Seat 1's identity over 6,000 seeded games is uniform over the 12 roster ids
     (chi-square p > 0.001)."""
     from stille_post.core.rng import make_rng
-    from stille_post.core.roster import load_roster
+    from stille_post.games.stille_post.roster import load_roster
 
     roster = load_roster()
     counts: Counter[str] = Counter()

@@ -1,7 +1,8 @@
 """Cards: a category, its possible secret words, and (optionally) hint words per word.
 
-The shipped cards are `fixtures/chameleon_cards.toml`, written for this project (the
-commercial cards are not free). A user file has the same shape:
+The shipped cards are `data/cards.toml` in this folder, written for this project (the
+commercial cards are not free), loaded through the kit's data loader so an installed
+wheel has them too. A user file has the same shape:
 
     [[card]]
     category = "Fruit"
@@ -23,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError, ParseError
-from stille_post.core.paths import fixtures_dir
+from stille_post.games.kit.data import DataFile, load_data
 from stille_post.games.chameleon.rules import normalise, parse_response
 
-CARDS_FILE = "chameleon_cards.toml"
+PACKAGE = "stille_post.games.chameleon"
+CARDS_RESOURCE = "data/cards.toml"
 MAX_WORD_CHARS = 40
 
 
@@ -44,32 +46,35 @@ class Card:
         return self.hints.get(normalise(word), ())
 
 
-def default_cards_path() -> Path:
-    return fixtures_dir() / CARDS_FILE
+def card_file(path: Path | str | None = None) -> DataFile:
+    """The shipped card file, or the user's own (`--cards`)."""
+    try:
+        return load_data(PACKAGE, CARDS_RESOURCE, name="cards", override=path)
+    except ConfigError as exc:
+        raise CardFileError(str(exc).replace("cards file", "card file")) from None
 
 
 def load_cards(path: Path | str | None = None) -> tuple[Card, ...]:
-    return _load_cached(str(path) if path is not None else str(default_cards_path()))
+    return cards_of(card_file(path))
+
+
+def cards_of(data: DataFile) -> tuple[Card, ...]:
+    return _parse_cached(data.text, data.origin)
 
 
 @lru_cache(maxsize=8)  # a tournament prepares thousands of games from one file
-def _load_cached(path: str) -> tuple[Card, ...]:
-    p = Path(path)
+def _parse_cached(text: str, origin: str) -> tuple[Card, ...]:
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardFileError(f"card file not found: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CardFileError(f"card file {p} cannot be read: {exc}") from None
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise CardFileError(f"card file {p} is not valid TOML: {exc}") from None
-    return parse_cards(raw, source=str(p))
+        raise CardFileError(f"card file {origin} is not valid TOML: {exc}") from None
+    return parse_cards(raw, source=origin)
 
 
 def parse_cards(raw: Mapping[str, Any], *, source: str = "cards") -> tuple[Card, ...]:
     entries = raw.get("card")
     if not isinstance(entries, list) or not entries:
-        raise CardFileError(f"{source}: no [[card]] entries; see fixtures/{CARDS_FILE}")
+        raise CardFileError(f"{source}: no [[card]] entries; see {CARDS_RESOURCE} in the package")
     cards: list[Card] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries, start=1):

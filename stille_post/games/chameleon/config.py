@@ -15,7 +15,7 @@ class ChameleonConfig(BaseModel):
 
     num_players: int = Field(4, ge=3, le=20, description="seats (N); the paper needs N >= 3")
     words: int = Field(16, ge=2, le=64, description="possible secret words per card (K)")
-    tie_rule: TieRule = "random"
+    tie_rule: TieRule = Field("random", description="how a tied vote is settled")
     repair_attempts: int = Field(1, ge=0, le=5, description="re-asks before the game Fails")
     max_word_chars: int = Field(40, ge=5, le=200, description="longest accepted one-word reply")
     decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")

@@ -94,7 +94,7 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         if t.result is None:
             incomplete += 1
             continue
-        summary = t.result.get("summary") or {}
+        summary = t.summary.flat()
         status = t.result.get("status")
         aborted += status != "completed"
         outcome = str(summary.get("outcome") or FAIL) if status == "completed" else "Aborted"

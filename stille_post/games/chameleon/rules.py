@@ -9,13 +9,13 @@ corrective re-ask and, once `repair_attempts` are spent, into a `Fail`.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from stille_post.core.errors import ParseError
 from stille_post.core.rng import Rng
+from stille_post.games.kit import votes
 
 CHAMELEON: Final = "chameleon"
 NON_CHAMELEON: Final = "non-chameleon"
@@ -91,18 +91,9 @@ def parse_vote(text: str, num_players: int, allowed: Iterable[int] | None = None
     return seat
 
 
-def tally(votes: Mapping[int, int]) -> dict[int, int]:
-    """Votes received per accused seat, in seat order (seats with no vote left out)."""
-    counts = Counter(votes.values())
-    return {seat: counts[seat] for seat in sorted(counts)}
-
-
-def top_seats(counts: Mapping[int, int]) -> list[int]:
-    """The seats with the most votes, ascending: one seat, or a tie."""
-    if not counts:
-        return []
-    best = max(counts.values())
-    return sorted(s for s, n in counts.items() if n == best)
+# The tally and the top of it are the kit's (games/kit/votes.py), shared by every game.
+tally = votes.tally
+top_seats = votes.leaders
 
 
 # --- the second chance -----------------------------------------------------------------

@@ -1,97 +1,73 @@
-"""Stille Post (seed 000): each model must guess which model it is."""
+"""Stille Post (seed 000): each model must guess which model it is.
+
+One role, `player`. A bot seat plays a roster model drawn by the rng; an LLM seat's
+secret identity is its own roster id (matched by id or api_model), and a model outside
+the roster joins that game's identity list (the header lists it under `roster_added`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from stille_post.core.errors import ConfigError, UsageError
-from stille_post.core.events import EventSink
-from stille_post.core.rng import Rng, derive_rng
-from stille_post.core.roster import Roster, RosterModel, load_roster
-from stille_post.games.base import GameOutcome, LLMFactory, build_config, resolve_default_bots
+from stille_post.core.errors import ConfigError
+from stille_post.games.kit import (
+    BotContext,
+    EventKind,
+    GameDefinition,
+    PlayerRange,
+    Preset,
+    Role,
+    SetupContext,
+)
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import GAME_NAME, StillePostGame
 from stille_post.games.stille_post.prompts import PROMPTS
+from stille_post.games.stille_post.roster import Roster, RosterModel, roster_of
 from stille_post.players.base import Player
-from stille_post.players.specs import SeatSpec, parse_seat_spec
+from stille_post.players.specs import SeatSpec
 
 DEFAULT_SEATS = ("detective", "cautious", "gambler", "random")
 
 
-class PreparedStillePost:
-    def __init__(self, game: StillePostGame, specs: Sequence[SeatSpec], seed: int,
-                 added: Sequence[RosterModel]) -> None:
-        self.game = game
-        self.specs = list(specs)
-        self.seed = seed
-        self.added = list(added)
+class _Prepared(StillePostGame):
+    """The engine with the header facts only a prepared game knows."""
 
-    def config_json(self) -> dict[str, Any]:
-        return self.game.config.model_dump(mode="json")
-
-    def seats_json(self) -> dict[str, dict[str, Any]]:
-        return {
-            str(seat): {"model": m.id, "provider": m.provider, "tier": m.tier,
-                        "player": self.specs[seat - 1].label}
-            for seat, m in self.game.identities.items()
-        }
+    added: list[RosterModel]
 
     def header_extra(self) -> dict[str, Any]:
-        c = self.game.config
+        c = self.config
         phases = rules.guess_phase_count(c.num_players, c.guess_every, c.max_rounds)
+        win = rules.enumeration_baseline(phases, len(self.roster))
+        warnings = ["this configuration has at least as many guess phases as roster "
+                    "models; enumerating ids alone wins it"] if win >= 1.0 else []
         return {
-            "roster": list(self.game.roster.ids),
+            **({"warnings": warnings} if warnings else {}),
+            "roster": list(self.roster.ids),
             "roster_added": [m.id for m in self.added],
             "baseline": {
                 "guess_phases": phases,
-                "enumeration_win": rules.enumeration_baseline(phases, len(self.game.roster)),
+                "enumeration_win": rules.enumeration_baseline(phases, len(self.roster)),
             },
         }
 
-    async def play(self, sink: EventSink | None = None) -> GameOutcome:
-        return await self.game.play(sink)
+
+def setup(ctx: SetupContext) -> StillePostGame:
+    config: StillePostConfig = ctx.config
+    specs = ctx.seat_specs()
+    roster = roster_of(ctx.load("data/roster.toml", name="roster", override=config.roster))
+    roster, pins, added = llm_identities(roster, specs, config.pinned)
+    if pins != config.pinned:
+        config = config.model_copy(update={"pinned": pins})
+    players = ctx.players_for(specs)
+    game = _Prepared(config, players, ctx.rng, roster, specs)
+    game.added = added
+    return game
 
 
-class StillePostDefinition:
-    name = GAME_NAME
-    bot_names = tuple(BOTS)
-
-    def default_players(self, num_players: int) -> list[str]:
-        return [DEFAULT_SEATS[i % len(DEFAULT_SEATS)] for i in range(num_players)]
-
-    def prepare(
-        self,
-        *,
-        seed: int,
-        rng: Rng,
-        players: Sequence[str] | None,
-        options: Mapping[str, Any],
-        llm_factory: LLMFactory | None = None,
-    ) -> PreparedStillePost:
-        config = build_config(StillePostConfig, options, players)
-        defaults = self.default_players(config.num_players)
-        specs = [parse_seat_spec(p, self.bot_names)
-                 for p in resolve_default_bots(players or defaults, defaults)]
-        roster = load_roster(config.roster)
-        roster, pins, added = _llm_identities(roster, specs, config.pinned)
-        if pins != config.pinned:
-            config = config.model_copy(update={"pinned": pins})
-        seats: dict[int, Player] = {}
-        for i, spec in enumerate(specs, start=1):
-            if spec.bot is not None:
-                seats[i] = BOTS[spec.bot](derive_rng(seed, "seat", i, spec.bot))
-            elif llm_factory is None:
-                raise UsageError(f"seat {i} ({spec.raw}) is an LLM seat: add --online to play "
-                                 "it live, or --replay CASSETTE to replay a recording")
-            else:
-                seats[i] = llm_factory(spec.raw, PROMPTS)
-        return PreparedStillePost(StillePostGame(config, seats, rng, roster), specs, seed, added)
-
-
-def _llm_identities(
+def llm_identities(
     roster: Roster, specs: Sequence[SeatSpec], pinned: Mapping[int, str]
 ) -> tuple[Roster, dict[int, str], list[RosterModel]]:
     """An LLM seat's secret identity is its own roster id (matched by id or api_model).
@@ -104,7 +80,8 @@ def _llm_identities(
         match = next((m for m in roster if spec.model in (m.id, m.api_model)), None)
         if match is None:
             # Off-roster models are unknown quantities: filed as efficient, under their kind.
-            match = RosterModel(id=spec.model, provider=spec.provider, tier="efficient")
+            match = RosterModel(id=spec.model, provider=spec.provider,  # type: ignore[arg-type]
+                                tier="efficient")
             added.append(match)
         pins[seat] = match.id
     if len(set(pins.values())) != len(pins):
@@ -112,4 +89,55 @@ def _llm_identities(
     return roster.with_extra(added), pins, added
 
 
-GAME = StillePostDefinition()
+def _bot(name: str) -> Any:
+    def make(ctx: BotContext) -> Player:
+        return BOTS[name](ctx.rng)
+    return make
+
+
+GAME = GameDefinition(
+    name=GAME_NAME,
+    title="Stille Post",
+    description="Every seat is a different model, nobody is told which, and each must "
+                "work out which model it is.",
+    package=__name__,
+    config=StillePostConfig,
+    roles=(Role("player", "every seat", "detective"),),
+    players=PlayerRange(2, 4, 12),
+    bots={name: _bot(name) for name in BOTS},
+    setup=setup,
+    prompts=PROMPTS,
+    default_seats=lambda n: [DEFAULT_SEATS[i % len(DEFAULT_SEATS)] for i in range(n)],
+    events={
+        "game_start": EventKind("notice"),
+        "intro_prompt": EventKind("heading"),
+        "turn_start": EventKind("heading"),
+        "message": EventKind("speech"),
+        "message_meta": EventKind("silent"),
+        "repair_request": EventKind("private"),
+        "forfeit": EventKind("notice"),
+        "tool_calls": EventKind("silent"),
+        "tool_result": EventKind("notice"),
+        "tool_refused": EventKind("notice"),
+        "hint": EventKind("private"),
+        "no_hints_left": EventKind("private"),
+        "identity_guess_start": EventKind("heading"),
+        "identity_guess": EventKind("speech"),
+        "guess_invalid": EventKind("private"),
+        "identity_result": EventKind("notice"),
+        "eliminated": EventKind("elimination"),
+        "game_over": EventKind("game_over"),
+        "reveal": EventKind("reveal"),
+    },
+    presets={
+        "benchmark": Preset("benchmark", "exact matching: the fuzzy family exploit is off",
+                            {"match": "exact"}),
+        "prototype": Preset("prototype", "close to the prototype behind seed 000 (15 turns)",
+                            {"num_players": 5, "guess_every": 3, "max_rounds": 3}),
+    },
+    metrics="stille_post.games.stille_post.metrics:compute_metrics",
+    layout="layout.js",
+    hidden_options=("pinned",),
+)
+
+__all__ = ["GAME", "StillePostConfig", "StillePostGame", "llm_identities"]

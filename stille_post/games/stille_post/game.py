@@ -8,43 +8,47 @@ order, so the same seed and the same answers give the same event stream.
 
 from __future__ import annotations
 
-import asyncio
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from stille_post.core.errors import ParseError
-from stille_post.core.events import Event, EventLog, EventSink, Visibility
+from stille_post.core.events import Event, Visibility
+from stille_post.core.outcome import OutcomeSummary, Status
 from stille_post.core.rng import Rng
-from stille_post.core.roster import Roster
-from stille_post.games.asking import Answer, Pending, ask
-from stille_post.games.base import GameOutcome
+from stille_post.games.kit import framing, votes
+from stille_post.games.kit.asking import Answer
+from stille_post.games.kit.engine import Engine
+from stille_post.games.kit.table import Table
 from stille_post.games.stille_post import prompts as P
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.observation import StillePostObservation
-from stille_post.players.base import Action, Decision, Player
-from stille_post.providers.base import ToolCall, Usage
+from stille_post.games.stille_post.roster import Roster
+from stille_post.players.base import Action, Player
+from stille_post.players.specs import SeatSpec
+from stille_post.providers.base import ToolCall
 
 GAME_NAME = "stille-post"
 T = TypeVar("T")
 
-_SEAT_ARG = re.compile(r"^\s*(?:player\s*|p)?(\d+)\s*$", re.IGNORECASE)
 
+class StillePostGame(Engine[StillePostConfig]):
+    name = GAME_NAME
 
-class StillePostGame:
     def __init__(
         self,
         config: StillePostConfig,
         players: Mapping[int, Player],
         rng: Rng,
         roster: Roster,
+        specs: Sequence[SeatSpec] = (),
     ) -> None:
         n = config.num_players
         if sorted(players) != list(range(1, n + 1)):
             raise ValueError(f"players must be seats 1..{n}, got {sorted(players)}")
-        self.config = config
-        self.players = dict(players)
+        table = Table(GAME_NAME, players, rng, repair_attempts=config.repair_attempts,
+                      timeout_s=config.decision_timeout_s, repair_text=P.repair_text)
+        super().__init__(config, table, specs)
         self.rng = rng
         self.roster = roster
         self.identities = rules.assign_identities(rng, roster, n, config.pinned)
@@ -54,40 +58,53 @@ class StillePostGame:
         self.causes: dict[int, str] = {}
         self.hints: dict[int, list[tuple[str, str]]] = {s: [] for s in self.active}
         self.forfeit_streak: dict[int, int] = dict.fromkeys(self.active, 0)
-        self.usage: dict[int, Usage] = {s: Usage() for s in self.active}
         self.phase = 0
-        self.log = EventLog(self.active)
+        self.end = "the game did not start"
 
-    # --- the whole game -------------------------------------------------------------
+    @property
+    def log(self) -> Any:
+        return self.table.log
 
-    async def play(self, sink: EventSink | None = None) -> GameOutcome:
-        self.log = EventLog(range(1, self.config.num_players + 1), sink)
-        status, reason = "completed", None
-        try:
-            end = await self._run()
-        except Exception as exc:  # a bug must not lose the game record: end it as aborted
-            status, end = "aborted", f"internal error: {type(exc).__name__}: {exc}"
-            reason = end
+    # --- the kit's hooks --------------------------------------------------------------
+
+    def seat_info(self, seat: int) -> dict[str, Any]:
+        m = self.identities[seat]
+        return {"model": m.id, "provider": m.provider, "tier": m.tier}
+
+    def seats_json(self) -> dict[str, dict[str, Any]]:
+        # A seat's identity is its model, whatever plays it (a bot plays a roster model).
+        out = super().seats_json()
+        for seat, row in out.items():
+            row.update(self.seat_info(int(seat)))
+        return out
+
+    async def run(self) -> None:
+        self.end = await self._run()
+
+    def finish(self, status: Status, reason: str | None
+               ) -> tuple[dict[int, int], OutcomeSummary]:
+        end = self.end if status == "completed" else (reason or "aborted")
         self._emit("game_over", reason=end, text=P.game_over_text(end))
         ids = {s: m.id for s, m in self.identities.items()}
         self._emit("reveal", identities={str(s): i for s, i in ids.items()},
                    text=P.reveal_text(ids))
         placements = rules.placements(self.winner_groups, self.active, self.eliminated)
-        return GameOutcome(
-            status=status,
-            reason=reason,
-            placements=placements,
-            usage=dict(self.usage),
-            summary={
+        phases = {s: i + 1 for i, g in enumerate(self.winner_groups) for s in g}
+        notes = {s: f"won at identity guess #{p}" for s, p in phases.items()}
+        notes.update({s: f"eliminated ({c})" for s, c in self.causes.items()})
+        notes.update({s: "still in at the end" for s in self.active})
+        return placements, OutcomeSummary(
+            winners=tuple(s for g in self.winner_groups for s in g),
+            eliminated=tuple(self.eliminated),
+            valid=True,
+            turns=self.log.turn,
+            notes=notes,
+            details={
                 "end": end,
                 "seats": {str(s): i for s, i in ids.items()},
-                "winners": [s for g in self.winner_groups for s in g],
-                "winner_phases": {str(s): i + 1 for i, g in enumerate(self.winner_groups)
-                                  for s in g},
-                "eliminated": list(self.eliminated),
+                "winner_phases": {str(s): p for s, p in phases.items()},
                 "causes": {str(s): c for s, c in self.causes.items()},
                 "survivors": sorted(self.active),
-                "turns": self.log.turn,
                 "rounds": self.log.round,
                 "guess_phases": self.phase,
             },
@@ -132,36 +149,21 @@ class StillePostGame:
 
     # --- asking players -------------------------------------------------------------
 
-    def _observe(self, seat: int, extra: list[Event]) -> StillePostObservation:
+    def _observe(self, seat: int, events: Sequence[Event]) -> StillePostObservation:
         c = self.config
         return StillePostObservation(
             seat=seat, num_players=c.num_players, guess_every=c.guess_every,
             max_rounds=c.max_rounds, match=c.match, max_message_chars=c.max_message_chars,
             roster=self.roster, active=tuple(self.active), round=self.log.round,
-            turn=self.log.turn, hints=tuple(self.hints[seat]),
-            events=(*self.log.views[seat], *extra),
+            turn=self.log.turn, hints=tuple(self.hints[seat]), events=events,
         )
 
     async def _ask(self, seat: int, kind: str, validate: Callable[[Action], T]) -> Answer[T]:
-        def decision_for(pending: Sequence[Pending], repair: str | None) -> Decision[Any]:
-            extra = [p.preview(self.log.round, self.log.turn) for p in pending]
-            return Decision(GAME_NAME, kind, seat, self._observe(seat, extra), P.TOOLS, repair)
-
-        def repair_notice(reason: str, action: Action) -> Pending:
-            return Pending("repair_request", Visibility.only(seat),
-                           {"seat": seat, "reason": reason, "rejected_text": action.text[:200],
-                            "text": P.repair_text(reason)})
-
-        answer = await ask(self.players[seat], decision_for=decision_for, validate=validate,
-                           repair_attempts=self.config.repair_attempts,
-                           timeout_s=self.config.decision_timeout_s,
-                           repair_notice=repair_notice)
-        self.usage[seat] = self.usage[seat] + answer.usage
-        return answer
+        return await self.table.ask(seat, kind, observe=self._observe, validate=validate,
+                                    tools=P.TOOLS)
 
     def _settle(self, seat: int, answer: Answer[Any]) -> None:
-        for p in answer.pending:
-            self._emit(p.type, actor=p.actor, visibility=p.visibility, **p.data)
+        """A failed ask is a forfeit; K in a row remove the seat (RULES.md §1)."""
         if answer.failure is None:
             self.forfeit_streak[seat] = 0
             return
@@ -197,14 +199,8 @@ class StillePostGame:
     # --- publishing what a seat did -------------------------------------------------------
 
     def _clean(self, seat: int, text: str) -> tuple[str, dict[str, Any]]:
-        capped, original = rules.cap_text(text, self.config.max_message_chars)
-        escaped, n_escaped = rules.escape_forgery(capped)
-        meta: dict[str, Any] = {}
-        if original is not None:
-            meta["truncated_from"] = original
-        if n_escaped:
-            meta["escaped_lines"] = n_escaped
-        return escaped, meta
+        cleaned = framing.clean(text, max_chars=self.config.max_message_chars)
+        return cleaned.text, cleaned.meta()
 
     def _publish_text(self, seat: int, action: Action) -> None:
         if action.text:
@@ -286,7 +282,7 @@ class StillePostGame:
                          + ", ".join(P.TOOL_NAMES))
 
     def _guess_model(self, seat: int, call: ToolCall) -> None:
-        target = _seat_number(call.arguments.get("player_id"))
+        target = votes.parse_seat(call.arguments.get("player_id"))
         model = call.arguments.get("model_id")
         if target is None:
             return self._refuse(seat, call, "player_id must be a player number")
@@ -324,16 +320,16 @@ class StillePostGame:
         seats = sorted(self.active)
         self._emit("identity_guess_start", phase=self.phase, seats=seats,
                    text=P.identity_guess_start_text(self.phase))
-        answers = await asyncio.gather(
-            *(self._ask(s, "identity_guess", self._validate_guess) for s in seats))
+        answers = await self.table.ask_all(seats, "identity_guess", observe=self._observe,
+                                           validate=self._validate_guess, tools=P.TOOLS)
         results: dict[int, str] = {}
         winners: list[int] = []
-        for seat, answer in zip(seats, answers, strict=True):
+        for seat, answer in answers.items():
             self._settle(seat, answer)
             if answer.value is None:
                 results[seat] = "forfeit"
                 continue
-            guess, _ = rules.cap_text(answer.value, 200)
+            guess, _ = framing.cap_chars(answer.value, 200)
             verdict = rules.judge_guess(guess, self.identities[seat].id,
                                         mode=self.config.match, roster_ids=self.roster.ids)
             self._emit("identity_guess", actor=seat, visibility=Visibility.only(seat),
@@ -368,17 +364,5 @@ class StillePostGame:
 
     def _emit(self, type: str, *, actor: int | None = None,
               visibility: Visibility | None = None, **data: Any) -> Event:
-        return self.log.emit(type, actor=actor, visibility=visibility, **data)
+        return self.table.emit(type, actor=actor, visibility=visibility, **data)
 
-
-def _seat_number(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        m = _SEAT_ARG.match(value)
-        return int(m.group(1)) if m else None
-    return None

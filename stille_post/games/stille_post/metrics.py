@@ -50,7 +50,7 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         if result.get("status") != "completed":
             aborted += 1
         label = {s: str(info.get("player", f"seat {s}")) for s, info in t.seats.items()}
-        summary = result.get("summary") or {}
+        summary = t.summary.flat()
         winners = {int(s) for s in summary.get("winners", [])}
         survivors = {int(s) for s in summary.get("survivors", [])}
         ends[str(summary.get("end", result.get("reason") or "unknown"))] += 1

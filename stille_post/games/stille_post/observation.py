@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stille_post.core.events import Event
-from stille_post.core.roster import Roster
+from stille_post.games.stille_post.roster import Roster
 from stille_post.games.stille_post.rules import MatchMode
 
 

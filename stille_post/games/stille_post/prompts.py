@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from stille_post.core.events import Event
-from stille_post.core.roster import Roster
+from stille_post.games.stille_post.roster import Roster
 from stille_post.games.stille_post.observation import StillePostObservation
 from stille_post.players.base import Decision
 from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall

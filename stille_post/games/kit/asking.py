@@ -3,11 +3,11 @@
 One loop for every engine (RULES.md §1 "Bad model output", §3 "Responses"): a parse error
 earns `repair_attempts` re-asks that state the reason; a provider that still fails after
 its own retries, or a player that misses the deadline, ends the ask at once. What a
-failure *means* (a forfeit, a failed game) is the engine's business, not this module's.
+failure *means* (a forfeit, a void game) is the engine's business, not this module's.
 
-Notices made during an ask are kept as `Pending` and emitted by the engine when it applies
-the answer: parallel asks then leave the event log in seat order, whatever order the
-answers arrive in.
+Notices made during an ask are kept as `Pending` and emitted when the table flushes the
+answer: parallel asks then leave the event log in seat order, whatever order the answers
+arrive in.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ class Answer(Generic[T]):
     failure: str | None = None  # why no usable answer came
     raw: str = ""  # the last reply's text, usable or not
     usage: Usage = field(default_factory=Usage)
+    action: Action | None = None  # the last reply, usable or not
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
 
     def unwrap(self) -> T:
         """The usable answer; for callers that have already dealt with failure."""
@@ -83,6 +88,7 @@ async def ask(
         if action.usage is not None:
             answer.usage = answer.usage + action.usage
         answer.raw = action.text
+        answer.action = action
         try:
             answer.value = validate(action)
             return answer

@@ -1,4 +1,5 @@
-"""The roster: which models exist in a game's world, as data (fixtures/roster.toml)."""
+"""The roster: which models exist in a Stille Post world, as data (data/roster.toml in
+this folder, loaded through the kit's data loader, or a user's own `--roster`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stille_post.core.errors import RosterError
-from stille_post.core.paths import fixtures_dir
+from stille_post.games.kit.data import DataFile, load_data
 
 Provider = Literal["openai", "anthropic", "google", "openai-compatible"]
 Tier = Literal["flagship", "efficient"]
@@ -73,22 +74,29 @@ class Roster(BaseModel):
         return Roster(models=(*self.models, *new))
 
 
-def default_roster_path() -> Path:
-    return fixtures_dir() / "roster.toml"
+def roster_file(path: Path | str | None = None) -> DataFile:
+    """The shipped roster, or the user's own file."""
+    try:
+        return load_data("stille_post.games.stille_post", "data/roster.toml", name="roster",
+                         override=path)
+    except RosterError:
+        raise
+    except Exception as exc:  # ConfigError from the loader: keep the roster's error type
+        raise RosterError(str(exc)) from None
 
 
 def load_roster(path: Path | str | None = None) -> Roster:
-    p = Path(path) if path is not None else default_roster_path()
-    return _load_roster_cached(str(p))
+    return roster_of(roster_file(path))
+
+
+def roster_of(data: DataFile) -> Roster:
+    return _parse_cached(data.text, data.origin)
 
 
 @lru_cache(maxsize=16)
-def _load_roster_cached(path: str) -> Roster:
-    p = Path(path)
+def _parse_cached(text: str, p: str) -> Roster:
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RosterError(f"roster file not found: {p}") from None
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RosterError(f"roster {p} is not valid TOML: {exc}") from None
     entries = raw.get("model")

@@ -1,0 +1,34 @@
+"""The game kit: what every game is built from, so that adding a game is one folder.
+
+- `definition`: the declarative `GameDefinition` (options, roles, player range, bots,
+  metrics, charts, event vocabulary, viewer layout, presets);
+- `setup`: from options and seat specs to a prepared engine (`prepare`);
+- `engine`: the `Engine` base with its fixed `play()`;
+- `table`: seats, players, log, usage and rng, with `ask` and `ask_all`;
+- `channels`: concurrent private conversations merged in a fixed order;
+- `framing`: conversation rendering, anti-forgery, caps in characters and words;
+- `votes`: seat parsing, tallies and tie-chain steps;
+- `data`: shipped data through importlib.resources, hashed into the header;
+- `generation`: per-call generation settings and their precedence.
+"""
+
+from stille_post.core.outcome import GameOutcome, OutcomeSummary
+from stille_post.games.kit.asking import Answer, Pending
+from stille_post.games.kit.channels import Channel, run_channels
+from stille_post.games.kit.definition import (
+    EventKind,
+    GameDefinition,
+    PlayerRange,
+    Preset,
+    Role,
+)
+from stille_post.games.kit.engine import Engine
+from stille_post.games.kit.generation import GenerationConfig
+from stille_post.games.kit.setup import BotContext, PreparedGame, SetupContext, prepare
+from stille_post.games.kit.table import GameVoid, Table
+
+__all__ = [
+    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition", "GameOutcome",
+    "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
+    "PreparedGame", "Preset", "Role", "SetupContext", "Table", "prepare", "run_channels",
+]

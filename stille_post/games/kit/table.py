@@ -1,0 +1,184 @@
+"""The table: seats, their players, the event log, the usage meter and the rng, with the
+two ways an engine asks for decisions.
+
+- `ask(seat, ...)`: one seat, with corrective re-asks (asking.py).
+- `ask_all(seats, ...)`: several seats at the same moment. The rule for simultaneous
+  answers (DESIGN.md "Determinism") is applied here, once: all are awaited together,
+  then their notices are emitted and the answers handed back in ascending seat order,
+  whatever order they arrived in.
+
+Private sub-conversations that run at the same time (the Elimination Game's pair
+chats) are `Channel`s (channels.py): each buffers its events, and the table merges them
+into the log in a fixed order, so a replay is byte-identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from stille_post.core.events import Event, EventLog, EventSink, Visibility
+from stille_post.core.rng import Rng
+from stille_post.games.kit.asking import Answer, Pending, ask
+from stille_post.games.kit.generation import GenerationConfig
+from stille_post.players.base import Action, Decision, Player
+from stille_post.providers.base import Tool, Usage
+
+if TYPE_CHECKING:
+    from stille_post.games.kit.channels import Channel
+
+T = TypeVar("T")
+
+OnFailure = Literal["return", "void"]
+
+
+class GameVoid(Exception):
+    """A seat's answer stayed unusable and the game's rule is that the game is void
+    (The Chameleon's `Fail`). The engine base ends the game `completed`, not valid."""
+
+    def __init__(self, seat: int, decision: str, reason: str, rejected: str = "") -> None:
+        super().__init__(reason)
+        self.seat, self.decision, self.reason, self.rejected = seat, decision, reason, rejected
+
+
+class Observe(Protocol):
+    """Builds a seat's observation from the events it may see (its view, then anything
+    pending for it in this ask)."""
+
+    def __call__(self, seat: int, events: Sequence[Event]) -> Any: ...
+
+
+def default_repair_text(reason: str) -> str:
+    return f"Your reply could not be used: {reason}. Please answer again."
+
+
+class Table:
+    def __init__(
+        self,
+        game: str,
+        players: Mapping[int, Player],
+        rng: Rng,
+        *,
+        repair_attempts: int = 1,
+        timeout_s: float = 300.0,
+        repair_text: Callable[[str], str] = default_repair_text,
+        invalid_text: Callable[[int, str], str] | None = None,
+    ) -> None:
+        self.game = game
+        self.players = dict(players)
+        self.seats = sorted(self.players)
+        self.rng = rng
+        self.repair_attempts = repair_attempts
+        self.timeout_s = timeout_s
+        self.repair_text = repair_text
+        self.invalid_text = invalid_text or (
+            lambda seat, reason: f"Player {seat} gave no usable answer ({reason}).")
+        self.usage: dict[int, Usage] = {s: Usage() for s in self.seats}
+        self.log = EventLog(self.seats)
+
+    def start(self, sink: EventSink | None) -> None:
+        """A fresh log for a game about to be played, streaming to `sink`."""
+        self.log = EventLog(self.seats, sink)
+
+    # --- events ----------------------------------------------------------------------
+
+    def emit(self, type: str, *, actor: int | None = None,
+             visibility: Visibility | None = None, **data: Any) -> Event:
+        return self.log.emit(type, actor=actor, visibility=visibility, **data)
+
+    def view(self, seat: int) -> Sequence[Event]:
+        return self.log.views[seat]
+
+    def flush(self, answer: Answer[Any], channel: Channel | None = None) -> None:
+        """Emit the notices an ask made (repair requests), where the ask happened."""
+        emit = channel.emit if channel is not None else self.emit
+        for p in answer.pending:
+            emit(p.type, actor=p.actor, visibility=p.visibility, **p.data)
+        answer.pending.clear()
+
+    # --- asking ----------------------------------------------------------------------
+
+    async def ask(
+        self,
+        seat: int,
+        kind: str,
+        *,
+        observe: Observe,
+        validate: Callable[[Action], T],
+        tools: Sequence[Tool] = (),
+        generation: GenerationConfig | None = None,
+        channel: Channel | None = None,
+        on_failure: OnFailure = "return",
+        flush: bool = True,
+    ) -> Answer[T]:
+        """Ask one seat. With `flush` (the default) the ask's notices are emitted at once;
+        `ask_all` turns it off to emit them in seat order. `on_failure="void"` ends the
+        game as void when no usable answer came (after a public notice)."""
+
+        def decision_for(pending: Sequence[Pending], repair: str | None) -> Decision[Any]:
+            log = self.log
+            extra = [p.preview(log.round, log.turn) for p in pending]
+            seen = channel.view(seat) if channel is not None else log.views[seat]
+            events = (*seen, *extra) if extra else seen
+            return Decision(self.game, kind, seat, observe(seat, events), tuple(tools),
+                            repair, generation)
+
+        def repair_notice(reason: str, action: Action) -> Pending:
+            return Pending("repair_request", Visibility.only(seat),
+                           {"seat": seat, "decision": kind, "reason": reason,
+                            "rejected_text": action.text[:200],
+                            "text": self.repair_text(reason)},
+                           actor=seat)
+
+        answer = await ask(self.players[seat], decision_for=decision_for, validate=validate,
+                           repair_attempts=self.repair_attempts, timeout_s=self.timeout_s,
+                           repair_notice=repair_notice)
+        self.usage[seat] = self.usage[seat] + answer.usage
+        if flush:
+            self.flush(answer, channel)
+            if on_failure == "void":
+                self.void_if_failed(seat, kind, answer, channel)
+        return answer
+
+    async def ask_all(
+        self,
+        seats: Iterable[int],
+        kind: str,
+        *,
+        observe: Observe,
+        validate: Callable[[int], Callable[[Action], T]] | Callable[[Action], T],
+        tools: Sequence[Tool] = (),
+        generation: GenerationConfig | None = None,
+        on_failure: OnFailure = "return",
+        per_seat: bool = False,
+    ) -> dict[int, Answer[T]]:
+        """Ask `seats` at the same moment; answers come back keyed and ordered by seat,
+        with every seat's notices already emitted in that order. With `per_seat`,
+        `validate` is a function of the seat that returns the seat's validator."""
+        order = sorted(set(seats))
+
+        def validator(seat: int) -> Callable[[Action], T]:
+            return validate(seat) if per_seat else validate  # type: ignore[return-value,arg-type]
+
+        answers = await asyncio.gather(*(
+            self.ask(s, kind, observe=observe, validate=validator(s), tools=tools,
+                     generation=generation, flush=False) for s in order))
+        out = dict(zip(order, answers, strict=True))
+        for seat in order:
+            self.flush(out[seat])
+        if on_failure == "void":
+            for seat in order:
+                self.void_if_failed(seat, kind, out[seat])
+        return out
+
+    def void_if_failed(self, seat: int, kind: str, answer: Answer[Any],
+                       channel: Channel | None = None) -> None:
+        if answer.failure is None:
+            return
+        emit = channel.emit if channel is not None else self.emit
+        # The rejected text is not published: it may name a secret (The Chameleon's
+        # word). It stays in the seat's own repair requests and in the outcome details.
+        emit("invalid", actor=seat, seat=seat, decision=kind, reason=answer.failure,
+             text=self.invalid_text(seat, answer.failure))
+        raise GameVoid(seat, kind, answer.failure, answer.raw[:200])
