@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stille_post.core.roster import load_roster
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post import prompts as P
 from stille_post.games.stille_post.observation import StillePostObservation
 from stille_post.providers.base import ChatRequest, Message

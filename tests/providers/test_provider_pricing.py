@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stille_post.core.errors import ConfigError
-from stille_post.core.roster import load_roster
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.providers import Usage
 from stille_post.providers.pricing import cost_usd, default_prices, load_prices
 
