@@ -51,6 +51,10 @@ class ChatRequest:
     max_output_tokens: int | None = None
     temperature: float | None = None
     tool_choice: str | None = None  # "auto" | "required" | "none" | a tool name
+    # Seat or phase settings (models.toml, games/kit/generation.py). Unset, an adapter
+    # sends nothing for them, so requests recorded before they existed replay unchanged.
+    reasoning_effort: str | None = None  # "low" | "medium" | "high" ..., where the API has it
+    extra: dict[str, Any] = field(default_factory=dict)  # extra body parameters, sent as is
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 

@@ -1,0 +1,202 @@
+"""The model registry: `models.toml` names models once, seats refer to them by alias.
+
+    [models.gpt5-mini-low]
+    provider = "openai"               # openai | anthropic | google | openai-compatible
+    model = "gpt-5-mini"              # the API model id
+    reasoning_effort = "low"          # optional: temperature, max_output_tokens, base_url
+    extra = { service_tier = "flex" } # optional: extra request parameters, sent as is
+    price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
+
+Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
+`PROVIDER:NAME` seat whose NAME is an alias *of the same provider* gets that alias's API
+id and settings too, so the shipped table (data/models.toml) can map a game identity to
+the name the API knows (`anthropic:claude-haiku-4-5-20241022` is sent as
+`claude-haiku-4-5-20251001`) without any game being named here.
+
+`load_models(path)` = the shipped aliases, overlaid by one user file: `path`, else
+`./models.toml` when it exists. The CLI makes the result the *active* registry for the
+command (`using_models`), because seat specs are parsed deep inside the game kit and
+seat dollars are priced in the tournament, neither of which is handed a registry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from stille_post.core.tomlfile import known_model, read_toml, validate
+from stille_post.providers.pricing import Price
+
+ProviderKind = Literal["openai", "anthropic", "google", "openai-compatible"]
+Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+PROJECT_FILE = "models.toml"  # looked for in the working directory
+# Seat lists are comma-separated and `model:` takes the rest of the spec, so an alias
+# may not hold a comma, a space or an '@' (the openai-compatible URL separator).
+_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]*$")
+
+
+@known_model
+class PriceEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    input: float = Field(ge=0)
+    cached_input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+@known_model
+class ModelEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    provider: ProviderKind
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    reasoning_effort: Effort | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    extra: dict[str, Any] = Field(default_factory=dict)
+    price: PriceEntry | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https://, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _compatible_needs_url(self) -> ModelEntry:
+        if self.provider == "openai-compatible" and not self.base_url:
+            raise ValueError("an openai-compatible model needs base_url "
+                             "(e.g. \"http://127.0.0.1:11434/v1\")")
+        return self
+
+
+@known_model
+class ModelsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+
+    @field_validator("models")
+    @classmethod
+    def _names(cls, value: dict[str, ModelEntry]) -> dict[str, ModelEntry]:
+        for name in value:
+            if not _ALIAS.match(name):
+                raise ValueError(f"alias {name!r}: use letters, digits and . _ / + - "
+                                 "(no spaces, commas or @)")
+        return value
+
+
+@dataclass(frozen=True)
+class ModelAlias:
+    """One registry entry, resolved. Generation fields are kept flat here (the CLI
+    builds the seat's GenerationConfig from them) so this layer imports no game code."""
+
+    name: str
+    provider: str
+    model: str
+    source: str  # the file that defined it, for error messages
+    base_url: str | None = None
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    max_output_tokens: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    price: Price | None = None
+
+
+@dataclass(frozen=True)
+class ModelRegistry:
+    aliases: Mapping[str, ModelAlias]
+    files: tuple[str, ...] = ()  # the files read, shipped table first
+
+    def get(self, name: str) -> ModelAlias | None:
+        return self.aliases.get(name)
+
+    def for_seat(self, provider: str, name: str) -> ModelAlias | None:
+        """The alias a plain `PROVIDER:NAME` seat picks up: same name, same provider."""
+        alias = self.aliases.get(name)
+        return alias if alias is not None and alias.provider == provider else None
+
+    def names(self) -> list[str]:
+        return sorted(self.aliases)
+
+
+def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
+    data, text = read_toml(path, "models file") if isinstance(path, Path) else \
+        _read_resource(path)
+    parsed = validate(ModelsFile, data, text, Path(source))
+    out: dict[str, ModelAlias] = {}
+    for name, e in parsed.models.items():
+        price = None
+        if e.price is not None:
+            # Anthropic reports cache reads apart from the input count (see prices.toml).
+            price = Price(e.price.input, e.price.cached_input, e.price.output,
+                          cached_included=e.provider != "anthropic")
+        out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
+                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price)
+    return out
+
+
+def _read_resource(file: Any) -> tuple[dict[str, Any], str]:
+    import tomllib
+
+    text = file.read_text(encoding="utf-8")
+    return tomllib.loads(text), text
+
+
+@lru_cache(maxsize=1)
+def builtin_models() -> ModelRegistry:
+    """The shipped aliases (package data, so an installed wheel has them)."""
+    file = resources.files("stille_post.providers").joinpath("data", "models.toml")
+    source = "stille_post/providers/data/models.toml"
+    return ModelRegistry(_entries(file, source), (source,))
+
+
+def load_models(path: Path | None = None) -> ModelRegistry:
+    """The shipped aliases overlaid by the user's: `path`, else `./models.toml` if it
+    exists. A user alias of the same name replaces the shipped one."""
+    base = builtin_models()
+    if path is None:
+        local = Path(PROJECT_FILE)
+        if not local.is_file():
+            return base
+        path = local
+    user = _entries(path, str(path))
+    return ModelRegistry({**base.aliases, **user}, (*base.files, str(path)))
+
+
+_active: ModelRegistry | None = None
+
+
+def active_models() -> ModelRegistry:
+    """The registry of the running command (the shipped one when none was set)."""
+    return _active if _active is not None else builtin_models()
+
+
+@contextmanager
+def using_models(registry: ModelRegistry) -> Iterator[ModelRegistry]:
+    """Make `registry` the active one for the block (a module global, not a context
+    variable: the tournament's worker threads and tasks must all see it)."""
+    global _active
+    before = _active
+    _active = registry
+    try:
+        yield registry
+    finally:
+        _active = before
+
+
+def unknown_alias(name: str, registry: ModelRegistry) -> str:
+    """The one-line message for a `model:NAME` seat that names no alias."""
+    known = ", ".join(registry.names()) or "none"
+    return (f"unknown model alias {name!r}; aliases: {known} "
+            f"(add [models.{name}] to {PROJECT_FILE}, or pass --models FILE)")
