@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 
 from stille_post.core.errors import GameAborted, ProviderError
 from stille_post.core.text import is_clean
-from stille_post.players.base import Action
+from stille_post.players.base import Action, Decision
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers import create_provider
 from stille_post.providers.base import ChatRequest, MalformedReply, Message, Tool
@@ -279,7 +279,7 @@ async def one_completion(kind: str, answer: tuple[int, bytes], figures: FuzzFigu
     before = served.count
     player = LLMPlayer(provider, _FixedPrompts(), name=f"{kind}:{MODELS[kind]}")
     try:
-        action = await player.decide(None)  # type: ignore[arg-type]  # _FixedPrompts ignores it
+        action = await player.decide(Decision("fuzz", "turn", 1, None))
         _check_action(action, figures)
         if action.tool_calls and action.tool_calls[0].name == "unreadable_reply":
             figures.reasks += 1

@@ -87,8 +87,10 @@ class ChaosFactory:
     """The LLM factory of a chaos game: every kind points at its hostile emulator, with a
     short per-attempt deadline so hangs and trickled bodies cost well under a second."""
 
-    def __init__(self, emus: dict[str, Emulator], *, attempt_timeout_s: float = 0.5) -> None:
+    def __init__(self, emus: dict[str, Emulator], *, attempt_timeout_s: float = 0.5,
+                 api_key: str = CHAOS_KEY) -> None:
         self.emus = emus
+        self.api_key = api_key
         self.attempt_timeout_s = attempt_timeout_s
         self.providers: list[Any] = []
 
@@ -101,7 +103,7 @@ class ChaosFactory:
             base_url = self.emus[kind].base_url
         policy = RetryPolicy(max_retries=2, sleep=no_sleep, jitter=lambda: 0.0,
                              attempt_timeout_s=self.attempt_timeout_s)
-        provider = create_provider(kind, model, api_key=CHAOS_KEY, base_url=base_url,
+        provider = create_provider(kind, model, api_key=self.api_key, base_url=base_url,
                                    retry_policy=policy, timeout=self.attempt_timeout_s)
         self.providers.append(provider)
         return LLMPlayer(provider, prompts, name=spec_text)
