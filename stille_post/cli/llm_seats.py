@@ -10,6 +10,12 @@
 Replay keeps our own retry loop, so a recorded 429-then-success replays as the same
 success; it only stops *waiting* (the recorded Retry-After is honoured live, not here).
 SDK-internal retries are off everywhere (see providers/retry.py).
+
+Models come from the registry (providers/models.py: the shipped aliases plus
+`./models.toml` or `--models FILE`), active for the whole session: a `model:ALIAS` seat,
+or a `PROVIDER:NAME` seat whose NAME is an alias of that provider, gets the alias's API
+id, base_url and generation settings. Generation precedence (games/kit/generation.py):
+provider default (the caps below) < seat (the alias) < game phase (the Decision's).
 """
 
 from __future__ import annotations
@@ -21,8 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import UsageError
+from stille_post.games.kit.generation import GenerationConfig, effective
 from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Player, PromptBook
+from stille_post.providers.models import (
+    ModelAlias,
+    ModelRegistry,
+    active_models,
+    load_models,
+    using_models,
+)
 
 # A replayed cassette must see byte-identical requests, so these caps are part of the
 # recording: change one and the cassettes recorded with it must be re-recorded.
@@ -53,19 +67,19 @@ def seat_provider_options(kind: str, *, replay: bool) -> dict[str, Any]:
 
 
 class SeatFactory:
-    """The LLMFactory `prepare()` calls for each LLM seat spec ("openai:gpt-5-mini", ...).
+    """The LLMFactory `prepare()` calls for each LLM seat spec ("openai:gpt-5-mini",
+    "model:ALIAS", ...).
 
     It remembers the providers it made so that a caller that owns the event loop can
     close their connections on it (`await factory.aclose()`)."""
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
-                 extra_options: Mapping[str, Any] | None = None) -> None:
-        from stille_post.games.stille_post.roster import load_roster
-
+                 extra_options: Mapping[str, Any] | None = None,
+                 models: ModelRegistry | None = None) -> None:
         self.replay = replay
         self.base_urls = dict(base_urls or {})
         self.extra_options = dict(extra_options or {})
-        self.roster = load_roster()
+        self.models = models if models is not None else active_models()
         self.providers: list[Any] = []
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
@@ -73,20 +87,28 @@ class SeatFactory:
         from stille_post.players.specs import parse_seat_spec
         from stille_post.providers import create_provider
 
-        spec = parse_seat_spec(spec_text, ())
+        spec = parse_seat_spec(spec_text, (), models=self.models)
         assert spec.provider is not None and spec.model is not None
-        known = next((m for m in self.roster if spec.model in (m.id, m.api_model)), None)
-        # The roster id is the game identity; the API may know the model by another name.
-        api_model = known.api_name if known is not None else spec.model
+        alias = self.alias_of(spec.provider, spec.model, spec.alias)
+        # The seat's model is its game identity; the API may know it by another name.
+        api_model = alias.model if alias is not None else spec.model
         options = seat_provider_options(spec.provider, replay=self.replay)
-        base_url = spec.base_url or self.base_urls.get(spec.provider)
+        base_url = spec.base_url or (alias.base_url if alias else None) \
+            or self.base_urls.get(spec.provider)
         if base_url:
             options["base_url"] = base_url
         options.update(self.extra_options)
         provider = create_provider(spec.provider, api_model, **options)
         self.providers.append(provider)
         return LLMPlayer(provider, prompts, name=spec.raw,
-                         max_output_tokens=_max_output_tokens(spec.provider))
+                         generation=seat_generation(spec.provider, alias))
+
+    def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
+        """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias
+        NAME when it belongs to the same provider."""
+        if alias is not None:
+            return self.models.get(alias)
+        return self.models.for_seat(provider, model)
 
     async def aclose(self) -> None:
         for provider in self.providers:
@@ -100,8 +122,21 @@ def make_llm_factory(
     replay: bool = False,
     base_urls: Mapping[str, str] | None = None,
     extra_options: Mapping[str, Any] | None = None,
+    models: ModelRegistry | None = None,
 ) -> SeatFactory:
-    return SeatFactory(replay=replay, base_urls=base_urls, extra_options=extra_options)
+    return SeatFactory(replay=replay, base_urls=base_urls, extra_options=extra_options,
+                       models=models)
+
+
+def seat_generation(kind: str, alias: ModelAlias | None) -> GenerationConfig:
+    """A seat's settings over its provider's defaults (the phase's go over both, per
+    call, in LLMPlayer)."""
+    default = GenerationConfig(max_output_tokens=_max_output_tokens(kind))
+    if alias is None:
+        return default
+    seat = GenerationConfig(alias.max_output_tokens, alias.temperature,
+                            alias.reasoning_effort, dict(alias.extra))
+    return effective(default, seat)
 
 
 def _max_output_tokens(kind: str) -> int | None:
@@ -124,8 +159,15 @@ def llm_session(
     base_urls: Mapping[str, str] | None = None,
     rewrite_hosts: Mapping[str, str] | None = None,
     extra_options: Mapping[str, Any] | None = None,
+    models: Path | ModelRegistry | None = None,
 ) -> Iterator[LLMFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed).
+
+    `models`: a models file (`--models`), a registry, or None for the shipped aliases
+    plus `./models.toml` if present. It is loaded (and validated) first, and is the
+    active registry for the whole block, bot-only games included: seat specs are parsed
+    inside the game kit, and a `model:ALIAS` seat must be known there to be refused
+    without --online, or to be played with it.
 
     `base_urls` / `rewrite_hosts` are for the recording tools: they point a kind at a
     local emulator and store the traffic under the real API's address."""
@@ -139,16 +181,19 @@ def llm_session(
         raise UsageError(f"no cassette at {replay}")
     if record is not None and record.exists():
         raise UsageError(f"{record} already exists; choose a new cassette path")
-    if not online and replay is None:
-        yield None
-        return
-    from stille_post.providers.recording import cassette
+    registry = models if isinstance(models, ModelRegistry) else load_models(models)
+    with using_models(registry):
+        if not online and replay is None:
+            yield None
+            return
+        from stille_post.providers.recording import cassette
 
-    with ExitStack() as stack:
-        if record is not None:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(cassette(record, mode="record", rewrite_hosts=rewrite_hosts))
-        elif replay is not None:
-            stack.enter_context(cassette(replay, mode="replay"))
-        yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
-                               extra_options=extra_options)
+        with ExitStack() as stack:
+            if record is not None:
+                record.parent.mkdir(parents=True, exist_ok=True)
+                stack.enter_context(cassette(record, mode="record",
+                                             rewrite_hosts=rewrite_hosts))
+            elif replay is not None:
+                stack.enter_context(cassette(replay, mode="replay"))
+            yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
+                                   extra_options=extra_options, models=registry)

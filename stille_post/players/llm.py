@@ -22,8 +22,8 @@ reply; `core/warnings.py` turns a seat that never got one into a warning.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError
 from stille_post.core.text import clean_data, clean_text
@@ -37,6 +37,9 @@ from stille_post.providers.base import (
     ToolCall,
 )
 from stille_post.providers.secrets import redact, redact_data
+
+if TYPE_CHECKING:
+    from stille_post.games.kit.generation import GenerationConfig
 
 # The name of the placeholder call that carries an unreadable reply to the engine.
 UNREADABLE_REPLY = "unreadable_reply"
@@ -97,6 +100,19 @@ def safe_completion(completion: Completion) -> tuple[str, tuple[ToolCall, ...]]:
     return safe_text(text).strip(), tuple(calls)
 
 
+def with_generation(request: ChatRequest, gen: GenerationConfig) -> ChatRequest:
+    """`request` with the settings `gen` sets laid over what the prompts rendered."""
+    return replace(
+        request,
+        max_output_tokens=gen.max_output_tokens if gen.max_output_tokens is not None
+        else request.max_output_tokens,
+        temperature=gen.temperature if gen.temperature is not None else request.temperature,
+        reasoning_effort=gen.reasoning_effort if gen.reasoning_effort is not None
+        else request.reasoning_effort,
+        extra={**request.extra, **gen.extra},
+    )
+
+
 class LLMPlayer:
     def __init__(
         self,
@@ -106,26 +122,30 @@ class LLMPlayer:
         name: str,
         max_output_tokens: int | None = None,
         temperature: float | None = None,
+        generation: GenerationConfig | None = None,
     ) -> None:
         self.provider = provider
         self.prompts = prompts
         self.name = name
         self.max_output_tokens = max_output_tokens
         self.temperature = temperature
+        # The seat's settings (models.toml via the CLI); the two keywords above are seat
+        # settings too, laid under it. A decision's phase settings win over both.
+        self.generation = generation
+        if max_output_tokens is not None or temperature is not None:
+            from stille_post.games.kit.generation import GenerationConfig, effective
+
+            self.generation = effective(GenerationConfig(max_output_tokens, temperature),
+                                        generation)
         self.last_request: ChatRequest | None = None  # for debugging a prompt
 
     async def decide(self, decision: Decision[Any]) -> Action:
         request = self.prompts.render(decision)
-        if self.max_output_tokens is not None or self.temperature is not None:
-            request = ChatRequest(
-                system=request.system,
-                messages=request.messages,
-                tools=request.tools,
-                max_output_tokens=self.max_output_tokens or request.max_output_tokens,
-                temperature=self.temperature if self.temperature is not None
-                else request.temperature,
-                tool_choice=request.tool_choice,
-            )
+        gen = self.generation
+        if decision.generation is not None:  # precedence: seat < phase (kit/generation.py)
+            gen = decision.generation.over(gen)
+        if gen is not None:
+            request = with_generation(request, gen)
         self.last_request = request
         stats = _stats_for(self.provider, self.name)
         stats.calls += 1

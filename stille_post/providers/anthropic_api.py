@@ -170,6 +170,10 @@ class AnthropicProvider:
                 params["tool_choice"] = choice
         if request.temperature is not None:
             params["temperature"] = request.temperature
+        # `reasoning_effort` has no Messages API equivalent (extended thinking takes a token
+        # budget): it is ignored here; write `extra = { thinking = {...} }` instead.
+        if request.extra:
+            params["extra_body"] = dict(request.extra)
         return params
 
     async def aclose(self) -> None:

@@ -215,6 +215,11 @@ class GoogleProvider:
             config["max_output_tokens"] = request.max_output_tokens
         if request.temperature is not None:
             config["temperature"] = request.temperature
+        level = (request.reasoning_effort or "").upper()
+        if level in types.ThinkingLevel.__members__:  # Gemini 3's levels; "none" is ignored
+            config["thinking_config"] = types.ThinkingConfig(thinking_level=level)
+        # `extra` sets GenerateContentConfig fields (top_p, seed, thinking_config, ...).
+        config.update(request.extra)
         return types.GenerateContentConfig(**config)
 
     async def aclose(self) -> None:

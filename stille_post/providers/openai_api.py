@@ -152,6 +152,11 @@ class OpenAIProvider:
             params["max_completion_tokens"] = request.max_output_tokens
         if request.temperature is not None:
             params["temperature"] = request.temperature
+        if request.reasoning_effort is not None:
+            params["reasoning_effort"] = request.reasoning_effort
+        if request.extra:
+            # models.toml `extra` (clemcore's extra_body): merged into the JSON body as is.
+            params["extra_body"] = dict(request.extra)
         return params
 
     async def aclose(self) -> None:
