@@ -13,7 +13,7 @@ import inspect
 import json
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -225,9 +225,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command("merge")
     def merge_cmd(
-        out: Path = typer.Argument(..., help="the merged results folder"),
-        shards: list[Path] = typer.Argument(..., help="shard results folders"),
-        as_json: bool = typer.Option(False, "--json", help="print only the aggregate JSON"),
+        out: Annotated[Path, typer.Argument(help="the merged results folder")],
+        shards: Annotated[list[Path], typer.Argument(help="shard results folders")],
+        as_json: Annotated[bool, typer.Option("--json", help="print only the aggregate JSON")]
+        = False,
     ) -> None:
         """Combine shard folders of one tournament into one results folder."""
         added = merge(out, shards)

@@ -91,5 +91,5 @@ def reload_registry() -> None:
     _registry.cache_clear()
 
 
-__all__ = ["DEFAULT_GAME", "ENTRY_POINT_GROUP", "ENV_VAR", "GameDefinition", "all_games", "game_names",
-           "get_game", "reload_registry"]
+__all__ = ["DEFAULT_GAME", "ENTRY_POINT_GROUP", "ENV_VAR", "GameDefinition", "all_games",
+           "game_names", "get_game", "reload_registry"]

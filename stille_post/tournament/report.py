@@ -76,7 +76,7 @@ def _rated(t: Transcript) -> ratings.RatedGame | None:
     result = t.result or {}
     placements = result.get("placements") or {}
     if not placements or (result.get("summary") or {}).get("valid") is False:
-        # A void game (one whose summary says valid: false) ranks nobody: rating it as an all-way draw
+        # A void game (its summary says valid: false) ranks nobody: rating it as a draw
         # would pull every rating toward the others for a game nobody played out.
         return None
     players = {str(s): str(info.get("player", f"seat {s}")) for s, info in t.seats.items()}

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.rng import make_rng
@@ -57,6 +58,7 @@ async def run_tournament(
     progress: bool = False,
     durable: bool = True,
     retry_aborted: bool = False,
+    run_settings: Mapping[str, Any] | None = None,
 ) -> RunStats:
     """Play every game of `config`'s shard that `out` has not finished yet.
 
@@ -68,7 +70,7 @@ async def run_tournament(
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
     validate(config, llm_factory)
-    index = open_for_run(out, config, resume=resume)
+    index = open_for_run(out, config, resume=resume, run=run_settings)
     try:
         if retry_aborted:
             index.drop_unfinished_outcomes()

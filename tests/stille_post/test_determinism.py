@@ -1,11 +1,13 @@
-"""Determinism contract: same seed and same answers -> byte-identical transcript."""
+"""Determinism, as far as it is Stille Post's own: parallel identity guesses land in seat
+order, and the reader rebuilds views. Same seed -> same transcript is checked for every
+game by the kit's conformance suite (tests/kit/test_conformance.py)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from stille_post.core.transcript import Transcript, canonical_text
+from stille_post.core.transcript import Transcript
 from stille_post.session import play_game
 
 
@@ -14,20 +16,6 @@ def _play(tmp: Path, name: str, seed: int, players: list[str] | None = None) -> 
     asyncio.run(play_game("stille-post", seed=seed, out=out, players=players,
                           options={"max_rounds": 6}))
     return out
-
-
-def test_same_seed_same_transcript(tmp_path: Path) -> None:
-    for seed in (1, 7, 99):
-        a = _play(tmp_path, f"a{seed}", seed, ["detective", "random", "gambler", "cautious"])
-        b = _play(tmp_path, f"b{seed}", seed, ["detective", "random", "gambler", "cautious"])
-        assert canonical_text(a) == canonical_text(b)
-        assert a.read_text() != ""
-
-
-def test_different_seeds_differ(tmp_path: Path) -> None:
-    a = _play(tmp_path, "a", 1)
-    b = _play(tmp_path, "b", 2)
-    assert canonical_text(a) != canonical_text(b)
 
 
 def test_parallel_identity_guesses_apply_in_seat_order(play, chaos) -> None:

@@ -80,7 +80,7 @@ def llm_identities(
         match = next((m for m in roster if spec.model in (m.id, m.api_model)), None)
         if match is None:
             # Off-roster models are unknown quantities: filed as efficient, under their kind.
-            match = RosterModel(id=spec.model, provider=spec.provider,  # type: ignore[arg-type]
+            match = RosterModel(id=spec.model, provider=spec.provider,
                                 tier="efficient")
             added.append(match)
         pins[seat] = match.id

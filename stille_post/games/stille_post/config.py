@@ -15,7 +15,8 @@ class StillePostConfig(BaseModel):
     num_players: int = Field(4, ge=2, le=12, description="seats in the game")
     guess_every: int = Field(3, ge=1, description="turns between identity-guess phases (N)")
     max_rounds: int = Field(4, ge=1, le=1000, description="rounds before the game ends")
-    match: MatchMode = Field("fuzzy", description="identity matching: fuzzy (the seed's rule) or exact")
+    match: MatchMode = Field("fuzzy", description="identity matching: fuzzy (the seed's rule) "
+                                                  "or exact")
     max_message_chars: int = Field(2000, ge=20, description="message cap in characters")
     repair_attempts: int = Field(1, ge=0, le=5, description="corrective re-asks before a forfeit")
     max_forfeits: int = Field(3, ge=1, description="consecutive forfeits before removal (K)")
