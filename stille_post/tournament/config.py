@@ -111,7 +111,8 @@ class TournamentConfig:
         else:
             assert self.pool is not None and self.seats_per_game is not None
             seats = list(seat_schedule(self.pool, self.seats_per_game, self.games,
-                                       seed=self.seed, mode=self.seating))
+                                       seed=self.seed, mode=self.seating,
+                                       role_seats=_role_seats(self.game)))
         return [GameSpec(i, self.seed + i, seats[i]) for i in range(self.games)]
 
     def shard_plan(self) -> list[GameSpec]:
@@ -166,6 +167,13 @@ class TournamentConfig:
                               f"(no {CONFIG_FILE})") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigError(f"{path}: unreadable tournament config ({exc})") from None
+
+
+def _role_seats(game: str) -> tuple[int, ...]:
+    from stille_post.games import all_games
+
+    definition = all_games().get(game)
+    return definition.fixed_role_seats() if definition is not None else ()
 
 
 def load_run_settings(folder: Path) -> dict[str, Any]:

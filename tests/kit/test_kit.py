@@ -163,3 +163,20 @@ def test_data_files_are_hashed_into_the_header(tmp_path: Path) -> None:
     header = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
     cards = header["data"]["cards"]
     assert cards["origin"].startswith("package:") and len(cards["sha256"]) == 64
+
+
+def test_balanced_seating_rotates_fixed_seat_roles() -> None:
+    """A role at a fixed seat (a setter at seat 1) goes round the pool evenly."""
+    from collections import Counter
+
+    from stille_post.tournament.seating import seat_schedule
+
+    pool = ["a", "b", "c", "d", "e"]
+    games = list(seat_schedule(pool, 3, 100, seed=4, mode="balanced", role_seats=(1,)))
+    first = Counter(g[0] for g in games)
+    assert max(first.values()) - min(first.values()) <= 1, first
+    plays = Counter(m for g in games for m in g)
+    assert max(plays.values()) - min(plays.values()) <= 1
+    unbalanced = list(seat_schedule(pool, 3, 100, seed=4, mode="balanced"))
+    spread = Counter(g[0] for g in unbalanced)
+    assert max(spread.values()) - min(spread.values()) > 1  # the check can fail

@@ -47,6 +47,10 @@ class Role:
     name: str
     help: str
     default_bot: str
+    # Seats this role always has (Connections' setter is seat 1); empty when the game
+    # deals the role (The Chameleon) or every seat has it. Pool tournaments rotate the
+    # models through fixed-seat roles evenly.
+    seats: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ class GameDefinition:
 
         raise ConfigError(f"{self.name} has no role {name!r}; its roles: {known}")
 
+    def fixed_role_seats(self) -> tuple[int, ...]:
+        """Seats that some role always has, for role-balanced seating."""
+        return tuple(sorted({s for r in self.roles for s in r.seats}))
+
     def seats_by_default(self, n: int) -> list[str]:
         if self.default_seats is not None:
             return self.default_seats(n)
@@ -158,8 +166,8 @@ class GameDefinition:
             "description": self.description,
             "players": {"min": self.players.min, "default": self.players.default,
                         "max": self.players.max},
-            "roles": [{"name": r.name, "help": r.help, "default_bot": r.default_bot}
-                      for r in self.roles],
+            "roles": [{"name": r.name, "help": r.help, "default_bot": r.default_bot,
+                       "seats": list(r.seats)} for r in self.roles],
             "bots": list(self.bots),
             "default_seats": self.seats_by_default(self.players.default),
             "options": options,
