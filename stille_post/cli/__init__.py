@@ -33,7 +33,7 @@ def _root() -> None:
 
 
 # One module per command group; each module owns its options and help text.
-_COMMAND_MODULES = ("play", "tournament", "report", "view")
+_COMMAND_MODULES = ("play", "tournament", "report", "view", "games")
 
 for _name in _COMMAND_MODULES:
     import_module(f"stille_post.cli.{_name}").register(app)
@@ -89,7 +89,8 @@ def _run(args: list[str], debug: bool) -> int:
         typer.echo(f"error: input is not valid UTF-8 ({exc.reason} at byte {exc.start})",
                    err=True)
         return 2
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError,
+            PermissionError) as exc:
         where = f" {exc.filename}" if exc.filename else ""
         typer.echo(f"error: cannot use{where}: {exc.strerror or exc}", err=True)
         return 2
