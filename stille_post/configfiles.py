@@ -25,6 +25,7 @@ game is played. The command line overrides the file; the CLI does that merge.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -73,15 +74,20 @@ def load_tournament_file(path: Path) -> TournamentFile:
     _check_rate_limits(parsed, fail)
     if parsed.game is not None:
         _check_game(parsed, parsed.game, fail)
-    here = path.parent
     update: dict[str, Path] = {}
     if parsed.out is not None:
-        update["out"] = here / parsed.out
+        update["out"] = _beside(path, parsed.out)
     if parsed.models is not None:
-        update["models"] = here / parsed.models
+        update["models"] = _beside(path, parsed.models)
         if not update["models"].is_file():
             raise fail(("models",), f"no models file at {update['models']}")
     return parsed.model_copy(update=update)
+
+
+def _beside(file: Path, relative: Path) -> Path:
+    # normpath, not resolve(): "examples/../runs/x" reads better as "runs/x", and a
+    # symlinked folder stays as the user wrote it.
+    return Path(os.path.normpath(file.parent / relative.expanduser()))
 
 
 def _check_seats(f: TournamentFile, fail: Any) -> None:

@@ -75,6 +75,8 @@ def describe(exc: ValidationError, text: str, path: Path) -> str:
             problem += f" (known: {', '.join(known)})"
     elif kind == "missing":
         problem = "required, but missing"
+    elif kind.startswith("path_"):
+        problem = f"expected a path (a string), got {_show(err.get('input'))}"
     else:
         problem = str(err.get("msg", "invalid"))
         # pydantic's "Value error, ..." prefix is noise for a user.
@@ -103,7 +105,9 @@ def key_line(text: str, loc: Sequence[Any]) -> int | None:
                 continue
             path = table + _parts(key.group(1))
         n = _common(path, want)
-        if n and n == len(path) and (best is None or n > best[0]):
+        # A line counts if it writes a prefix of the key, or the key itself inside a
+        # longer path (`[model.a]` is where an unknown top-level `model` appears).
+        if n and n in (len(path), len(want)) and (best is None or n > best[0]):
             best = (n, number)
     return best[1] if best else None
 
