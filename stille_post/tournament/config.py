@@ -9,6 +9,7 @@ may differ between a run and its resume.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -58,11 +59,22 @@ class GameSpec:
     index: int
     seed: int
     players: tuple[str, ...] | None  # None: the game's own default seats
+    name: str | None = None  # an imported game's own id
 
     @property
     def id(self) -> str:
+        if self.name is not None:
+            return self.name
         # The index first, so a directory listing sorts in play order.
         return f"g{self.index:06d}-s{self.seed}"
+
+
+def imported_index(game_id: str) -> int:
+    """The index row's `idx` of an imported game: derived from its id, not its position,
+    so that two imported folders merge without renumbering (56 bits: no collision in
+    practice among thousands of games)."""
+    return int.from_bytes(hashlib.blake2b(game_id.encode("utf-8"), digest_size=7).digest(),
+                          "big")
 
 
 @dataclass(frozen=True)
@@ -78,8 +90,15 @@ class TournamentConfig:
     shard: Shard | None = None
     roles: Mapping[str, str] = field(default_factory=dict)  # role -> seat spec
     preset: str | None = None  # a game's named configuration, under `options`
+    # Imported games (e.g. "elimination-logs"): no seeds; the plan is the imported ids.
+    source: str | None = None
+    imported: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.source is not None:
+            if self.imported is None or self.games != len(self.imported):
+                raise ConfigError("an imported folder's config must list its games")
+            return
         if self.games < 1:
             raise ConfigError("--games must be at least 1")
         if self.games > MAX_GAMES:
@@ -106,6 +125,8 @@ class TournamentConfig:
     def plan(self) -> list[GameSpec]:
         """Every game of the whole tournament, shard or not: shards must agree on the
         seating, so it is computed over all N games and then filtered."""
+        if self.imported is not None:
+            return [GameSpec(imported_index(i), 0, None, i) for i in self.imported]
         if self.seating == "fixed":
             seats: list[tuple[str, ...] | None] = [self.players] * self.games
         else:
@@ -126,15 +147,17 @@ class TournamentConfig:
         data["options"] = {k: str(v) if isinstance(v, Path) else v
                            for k, v in self.options.items()}
         data["roles"] = dict(self.roles)
-        for key in ("players", "pool"):
+        for key in ("players", "pool", "imported"):
             data[key] = list(data[key]) if data[key] is not None else None
+        if self.source is None:  # a played tournament's file stays as it always was
+            del data["source"], data["imported"]
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TournamentConfig:
         d = dict(data)
         d["shard"] = Shard.parse(d["shard"]) if d.get("shard") else None
-        for key in ("players", "pool"):
+        for key in ("players", "pool", "imported"):
             d[key] = tuple(d[key]) if d.get(key) is not None else None
         d["options"] = dict(d.get("options") or {})
         d["roles"] = dict(d.get("roles") or {})
@@ -142,7 +165,18 @@ class TournamentConfig:
 
     def identity(self) -> dict[str, Any]:
         """What must match for two runs to be (parts of) the same tournament."""
-        return self.to_json()
+        data = self.to_json()
+        if self.source is not None:
+            # Imported folders of one source are one collection whatever games each
+            # holds: `merge` unions their games rather than refusing them.
+            del data["games"], data["imported"]
+        return data
+
+    def with_imported(self, ids: set[str] | tuple[str, ...]) -> TournamentConfig:
+        """This imported collection with exactly `ids` as its games (sorted)."""
+        games = tuple(sorted(ids))
+        return TournamentConfig.from_json({**self.to_json(), "imported": list(games),
+                                           "games": len(games)})
 
     def without_shard(self) -> TournamentConfig:
         return TournamentConfig.from_json({**self.to_json(), "shard": None})

@@ -127,6 +127,8 @@ def check_folder(out: Path, config: TournamentConfig, *, resume: bool) -> None:
     if not (out / CONFIG_FILE).exists():
         return
     old = TournamentConfig.load(out)
+    if old.source is not None:
+        raise ConfigError(f"{out} holds imported games ({old.source}): nothing to play there")
     if not resume:
         raise ConfigError(f"{out} already holds a tournament; add --resume to continue "
                           "it, or choose another --out")
@@ -256,6 +258,11 @@ def merge(out: Path, shards: Sequence[Path]) -> int:
     if (out / CONFIG_FILE).exists() and \
             TournamentConfig.load(out).identity() != base.identity():
         raise ConfigError(f"{out} holds a different tournament")
+    if base.source is not None:  # imported games: the merged plan is every folder's games
+        ids = {i for cfg in configs for i in cfg.imported or ()}
+        if (out / CONFIG_FILE).exists():
+            ids |= set(TournamentConfig.load(out).imported or ())
+        base = base.with_imported(ids)
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     base.save(out)
     added = 0

@@ -1,0 +1,233 @@
+"""Import the published Elimination Game logs (lechmazur/elimination_game, JSONL) into a
+results folder that `report`, `view` and `merge` read like a tournament's:
+
+    OUT/tournament.json     game "elimination", source "elimination-logs", the game ids
+    OUT/index.sqlite        one row per imported game
+    OUT/games/<id>.jsonl    one transcript per game (header `imported_from`)
+
+Resumable: a game whose complete transcript is already in OUT is skipped, never
+rewritten. A transcript is written to `<id>.jsonl.part` and renamed when whole; the
+game ids are recorded in tournament.json before their index rows are added, and a
+complete transcript that an interrupted run left unrecorded is adopted on the next run.
+
+Bad input never raises: each game that cannot be imported is a named, counted skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.errors import ConfigError
+from stille_post.importers.elimination_convert import (
+    GAME,
+    LINE_TYPES,
+    SOURCE_FORMAT,
+    Converted,
+    ConvertError,
+    convert_game,
+)
+from stille_post.importers.reader import GameLines, Progress, Stray, log_files, read_games
+from stille_post.tournament.config import CONFIG_FILE, TournamentConfig, imported_index
+from stille_post.tournament.index import GameIndex, IndexRow
+from stille_post.tournament.results import GAMES_DIR, ensure_index, is_complete
+
+BATCH = 200  # games per index transaction (and per save of the game list)
+
+# Skip reasons, as the summary names them.
+NO_FINAL = "no final_results"
+DUPLICATE = "duplicate game id"
+STRICT_BARE = "no model keys (--strict)"
+INCONSISTENT = "inconsistent log"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def transcript_id(game_id: str) -> str:
+    """A file-safe id for an original game id. Ids that need changing get a hash suffix,
+    so two ids that differ only in unsafe characters stay two files."""
+    safe = _UNSAFE.sub("_", game_id)[:80]
+    if safe != game_id or not safe:
+        safe += "-" + hashlib.blake2b(game_id.encode("utf-8"), digest_size=4).hexdigest()
+    return f"eg-{safe}"
+
+
+@dataclass
+class ImportStats:
+    files: int = 0
+    read: int = 0  # games seen (each group of lines closed or left open)
+    imported: int = 0
+    already: int = 0  # imported by an earlier run
+    skipped: Counter[str] = field(default_factory=Counter)
+    skips: list[dict[str, str]] = field(default_factory=list)  # one per skipped game
+    stray_lines: Counter[str] = field(default_factory=Counter)  # damaged, of no game
+    warnings: Counter[str] = field(default_factory=Counter)
+    unknown_types: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def skip(self, game_id: str, reason: str, detail: str = "") -> None:
+        self.skipped[reason] += 1
+        self.skips.append({"game_id": game_id, "reason": reason, "detail": detail})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "games_read": self.read, "imported": self.imported,
+                "already_imported": self.already, "skipped": sum(self.skipped.values()),
+                "skipped_by_reason": dict(sorted(self.skipped.items())),
+                "skips": self.skips, "stray_lines": dict(sorted(self.stray_lines.items())),
+                "warnings": dict(sorted(self.warnings.items())),
+                "unknown_line_types": dict(sorted(self.unknown_types.items())),
+                "seconds": round(self.seconds, 3)}
+
+
+def open_folder(out: Path) -> tuple[TournamentConfig, set[str]]:
+    """The folder's config (created if new) and the ids of the games already imported:
+    those whose complete transcript is on disk (the truth; a listed game whose
+    transcript is gone is imported again)."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder")
+    if (out / CONFIG_FILE).exists():
+        config = TournamentConfig.load(out)
+        if config.source != SOURCE_FORMAT or config.game != GAME:
+            raise ConfigError(f"{out} holds a {config.game} tournament, not imported "
+                              "Elimination Game logs; choose another --out")
+    else:
+        config = TournamentConfig(game=GAME, games=0, seed=0, source=SOURCE_FORMAT,
+                                  imported=())
+    games = out / GAMES_DIR
+    games.mkdir(parents=True, exist_ok=True)
+    for part in games.glob("*.part"):
+        part.unlink()  # a transcript an interrupted run did not finish
+    done = {p.name.removesuffix(".jsonl") for p in games.glob("*.jsonl") if is_complete(p)}
+    config = config.with_imported(done | set(config.imported or ()))
+    config.save(out)
+    ensure_index(out, config).close()  # adopts complete transcripts without a row
+    return config, done
+
+
+def index_row(tid: str, c: Converted) -> IndexRow:
+    """Equal to the row `ensure_index` rebuilds from the transcript (tested)."""
+    return IndexRow(id=tid, idx=imported_index(tid), seed=0, status="completed", reason=None,
+                    transcript=f"{GAMES_DIR}/{tid}.jsonl",
+                    players={s: str(v.get("player", "")) for s, v in c.seats.items()},
+                    placements={str(k): v for k, v in sorted(c.placements.items())},
+                    summary=c.summary.to_json())
+
+
+def import_logs(paths: Sequence[Path], out: Path, *, strict: bool = False,
+                progress: Progress | None = None,
+                on_game: Callable[[ImportStats], None] | None = None) -> ImportStats:
+    """Import every game of `paths` (files or folders) into `out`; returns the counts."""
+    t0 = time.monotonic()
+    stats = ImportStats()
+    files = log_files(paths)
+    stats.files = len(files)
+    config, done = open_folder(out)
+    seen: set[str] = set()  # original ids handed on in this run (duplicates after that)
+    batch: list[IndexRow] = []
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+    def flush() -> None:
+        nonlocal config
+        if not batch:
+            return
+        # The ids first: a row whose id is not in the plan would be an orphan.
+        config = config.with_imported(done | set(config.imported or ()))
+        config.save(out)
+        with GameIndex.open(out) as index:
+            have = index.ids()
+            index.add_many([r for r in batch if r.id not in have])
+        batch.clear()
+
+    try:
+        for item in read_games(files, progress=progress):
+            if isinstance(item, Stray):
+                stats.stray_lines[item.reason] += 1
+                continue
+            stats.read += 1
+            row = _one(item, out, done, seen, stats, strict=strict, stamp=stamp)
+            if row is not None:
+                batch.append(row)
+                if len(batch) >= BATCH:
+                    flush()
+            if on_game is not None:
+                on_game(stats)
+    finally:
+        flush()  # also on Ctrl-C: what was written is recorded
+        stats.seconds = time.monotonic() - t0
+    return stats
+
+
+def _one(game: GameLines, out: Path, done: set[str], seen: set[str], stats: ImportStats,
+         *, strict: bool, stamp: str) -> IndexRow | None:
+    gid = game.game_id
+    if gid in seen:
+        stats.skip(gid, DUPLICATE, "first copy kept; this one from " + ", ".join(game.sources))
+        return None
+    seen.add(gid)
+    tid = transcript_id(gid)
+    if game.problems:
+        reason, where = game.problems[0]
+        more = f" (+{len(game.problems) - 1} more)" if len(game.problems) > 1 else ""
+        stats.skip(gid, reason, where + more)
+        return None
+    if not game.closed:
+        stats.skip(gid, NO_FINAL, ", ".join(game.sources))
+        return None
+    if tid in done:
+        stats.already += 1
+        return None
+    lines = []
+    for line in game.lines:
+        if line["type"] in LINE_TYPES:
+            lines.append(line)
+        else:  # a type the published format does not have: counted, not guessed at
+            stats.unknown_types[str(line["type"])[:40]] += 1
+    try:
+        converted = convert_game(gid, lines, sources=game.sources, imported_at=stamp)
+    except ConvertError as exc:
+        stats.skip(gid, INCONSISTENT, str(exc))
+        return None
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        # A field of an unexpected shape that the checks did not foresee: still a skip.
+        stats.skip(gid, INCONSISTENT, f"{type(exc).__name__}: {exc}"[:200])
+        return None
+    if converted.bare_ids:
+        if strict:
+            stats.skip(gid, STRICT_BARE)
+            return None
+        stats.warnings["games with no model keys (seats labelled unknown)"] += 1
+    final = out / GAMES_DIR / f"{tid}.jsonl"
+    part = final.with_name(final.name + ".part")
+    part.write_text(converted.text(), encoding="utf-8")
+    part.replace(final)
+    done.add(tid)
+    stats.imported += 1
+    return index_row(tid, converted)
+
+
+def summary_lines(stats: ImportStats) -> list[str]:
+    """The human summary: games read, imported, skipped with reasons."""
+    out = [f"{stats.read} games read from {stats.files} files: {stats.imported} imported, "
+           f"{stats.already} already imported, {sum(stats.skipped.values())} skipped "
+           f"({stats.seconds:.1f} s)"]
+    if stats.skipped:
+        out.append(f"{sum(stats.skipped.values())} games skipped: " + "; ".join(
+            f"{n} {reason}" for reason, n in sorted(stats.skipped.items())))
+        for s in stats.skips[:10]:
+            out.append(f"  skipped {s['game_id']}: {s['reason']}"
+                       + (f" ({s['detail']})" if s["detail"] else ""))
+        if len(stats.skips) > 10:
+            out.append(f"  ... and {len(stats.skips) - 10} more (--json lists them all)")
+    for reason, n in sorted(stats.stray_lines.items()):
+        out.append(f"{n} lines of no game ignored: {reason}")
+    for what, n in sorted(stats.warnings.items()):
+        out.append(f"warning: {n} {what}")
+    for t, n in sorted(stats.unknown_types.items()):
+        out.append(f"warning: {n} lines of unknown type {t!r} ignored")
+    return out
