@@ -50,6 +50,7 @@ class Stray:
 
 
 Progress = Callable[[int], None]  # bytes read since the last call
+PROGRESS_EVERY = 1 << 20  # report every MiB: a callback per line would cost more than it shows
 
 
 def log_files(paths: Sequence[Path]) -> list[Path]:
@@ -105,11 +106,12 @@ def read_games(files: Sequence[Path], *, progress: Progress | None = None
             yield Stray(f"unreadable file ({exc.strerror or exc})", where_file)
             continue
         with fh:
-            offset = 0
+            offset = reported = 0
             for lineno, raw in enumerate(fh, start=1):
                 start, offset = offset, offset + len(raw)
-                if progress is not None:
-                    progress(len(raw))
+                if progress is not None and offset - reported >= PROGRESS_EVERY:
+                    progress(offset - reported)
+                    reported = offset
                 if not raw.strip():
                     continue
                 obj, problem = _parse(raw)
@@ -149,6 +151,8 @@ def read_games(files: Sequence[Path], *, progress: Progress | None = None
                     del open_games[gid]
                     touched.discard(gid)
                     yield game
+            if progress is not None and offset > reported:
+                progress(offset - reported)
         for gid in touched:  # still open at the end of its file: keep offsets only
             game = open_games[gid]
             game.lines = []

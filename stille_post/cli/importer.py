@@ -1,0 +1,65 @@
+"""`stille-post import elimination-logs PATH... --out FOLDER`: games played elsewhere,
+imported as a results folder that `report`, `view` and `merge` read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+from stille_post.core.errors import UsageError
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(name="import", no_args_is_help=True,
+                        help="Import games played elsewhere into a results folder.")
+    app.add_typer(group)
+
+    @group.command("elimination-logs")
+    def elimination_logs(
+        paths: Annotated[list[Path], typer.Argument(
+            help="log files (JSONL) or folders of them, as published by "
+                 "lechmazur/elimination_game")],
+        out: Annotated[Path, typer.Option("--out", help="the results folder to write")],
+        strict: Annotated[bool, typer.Option(
+            "--strict", help="skip games whose player ids carry no model key "
+                             "(default: import them with `unknown` labels)")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")]
+        = False,
+    ) -> None:
+        """Import the published Elimination Game logs: one transcript per game, the
+        model keys as player labels. Re-running skips games already imported."""
+        from stille_post.importers.elimination_logs import import_logs, summary_lines
+        from stille_post.importers.reader import log_files
+
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise UsageError(f"no such file or folder: {', '.join(missing)}")
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file; give a folder")
+        files = log_files(paths)
+        if not files:
+            raise UsageError("no .jsonl log files in " + ", ".join(str(p) for p in paths))
+        total = sum(f.stat().st_size for f in files)
+        err = Console(stderr=True)
+        bar = Progress(TextColumn("importing"), BarColumn(), DownloadColumn(),
+                       TextColumn("{task.fields[games]} games"), TimeRemainingColumn(),
+                       console=err, disable=as_json, transient=True)
+        with bar:
+            task = bar.add_task("import", total=total, games=0)
+            # A folder of another kind raises ConfigError, a UsageError: exit 2.
+            stats = import_logs(
+                paths, out, strict=strict,
+                progress=lambda n: bar.advance(task, n),
+                on_game=lambda s: bar.update(task, games=s.imported + s.already))
+        if as_json:
+            typer.echo(json.dumps({"out": str(out), **stats.to_json()}))
+            return
+        for line in summary_lines(stats):
+            err.print(line, markup=False, highlight=False)
+        err.print(f"results folder: {out} (stille-post report {out})", markup=False,
+                  highlight=False)
