@@ -1,4 +1,9 @@
-"""nox sessions: tests, spec, lint, bench. `nox -l` lists them."""
+"""nox sessions: tests, spec, lint, bench, chaos, latest. `nox -l` lists them.
+
+`tests` installs the exact versions in constraints.txt (what CI runs), so a new release
+of a dependency cannot silently change behaviour; `latest` runs the same suite on the
+newest releases the version ranges in pyproject.toml allow (scheduled or by hand), and is
+how a dependency bump is tried before constraints.txt is regenerated."""
 
 from __future__ import annotations
 
@@ -8,8 +13,11 @@ nox.options.sessions = ["tests", "spec", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
 
+CONSTRAINTS = "constraints.txt"
+
+
 def _install(session: nox.Session) -> None:
-    session.install("-e", ".[dev]")
+    session.install("-c", CONSTRAINTS, "-e", ".[dev]")
 
 
 @nox.session
@@ -39,3 +47,22 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: print figures and ratios (never asserted)."""
     _install(session)
     session.run("python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
+def chaos(session: nox.Session) -> None:
+    """The chaos and fuzz suite at full size: 200 games against hostile emulators at a
+    20 % fault rate and >= 10,000 fuzzed completions per adapter; prints the figures and
+    fails on any crash, lost game, leaked key, internal error or escaped exception.
+    Smaller: `nox -s chaos -- --games 20 --fuzz 500`. The CI slice is
+    tests/chaos/test_chaos_slice.py, inside the normal pytest run."""
+    _install(session)
+    session.run("python", "-m", "tests.chaos", *session.posargs)
+
+
+@nox.session
+def latest(session: nox.Session) -> None:
+    """The offline suite on the newest dependency releases (no constraints file)."""
+    session.install("--upgrade", "--upgrade-strategy", "eager", "-e", ".[dev]")
+    session.run("pip", "list", "--format=freeze")
+    session.run("pytest", "--block-network", *session.posargs)
