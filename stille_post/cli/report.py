@@ -28,9 +28,17 @@ def register(app: typer.Typer) -> None:
         = None,
         html: Annotated[Path | None, typer.Option(help="write a one-file HTML report here")]
         = None,
+        labels: Annotated[Path | None, typer.Option(
+            "--labels", help="display names (TOML): \"model-key\" = \"Name\" per line")]
+        = None,
     ) -> None:
         """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
-        from stille_post.tournament.report import build_report, write_csv, write_html
+        from stille_post.tournament.report import (
+            build_report,
+            load_labels,
+            write_csv,
+            write_html,
+        )
 
         if not results_dir.is_dir():
             raise UsageError(f"{results_dir} is not a folder")
@@ -45,8 +53,10 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--html {html}: the folder {html.parent} does not exist")
         if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
             raise UsageError(f"--csv {csv_dir} is a file; give a folder")
+        names = load_labels(labels) if labels is not None else None
         try:
-            data = build_report(results_dir, passes=passes, seed=seed, workers=workers)
+            data = build_report(results_dir, passes=passes, seed=seed, workers=workers,
+                                labels=names)
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
@@ -75,13 +85,14 @@ def _print(console: Console, data: dict[str, Any]) -> None:
         console.print("[yellow]warning:[/] missing and aborted games are not in the ratings; "
                       f"missing: {', '.join((data['missing'] + data['broken'])[:10]) or '-'}")
     board = Table(title=f"TrueSkill leaderboard ({data['ratings']['passes']} passes)")
-    for col in ("#", "player", "games", "μ", "σ", "win rate", "95% CI", "points", "$"):
+    for col in ("#", "player", "games", "μ", "σ", "win rate", "95% CI", "points", "Σ points",
+                "$"):
         board.add_column(col, justify="left" if col == "player" else "right")
     for i, r in enumerate(data["leaderboard"], start=1):
         lo, hi = r["win_rate_ci"]
         board.add_row(str(i), r["player"], str(r["games"]), _f(r["mu"]), _f(r["sigma"]),
                       _f(r["win_rate"]), f"{lo:.2f}–{hi:.2f}", _f(r["partial_points"]),
-                      _f(r["dollars"]))
+                      _f(r.get("partial_points_sum")), _f(r["dollars"]))
     console.print(board)
     per_player = data["metrics"]["per_player"]
     if per_player:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,9 @@ from stille_post.tournament.results import Results, load_results
 
 
 def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: int = 0,
-                 workers: int = 1) -> dict[str, Any]:
+                 workers: int = 1, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """`labels` maps a player label (a model key) to the name to show: the leaderboard's
+    `player`, the metrics' players and the charts then use it, and `model` keeps the key."""
     results = load_results(folder)
     rated: list[ratings.RatedGame] = []
     spend: defaultdict[str, float] = defaultdict(float)
@@ -50,10 +52,18 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
             pass
         metrics = normalise(None)
     board = ratings.leaderboard(rated, passes=passes, seed=seed, workers=workers)
+    points_sum: defaultdict[str, float] = defaultdict(float)
+    for g in rated:  # the sum, as the anchor's table gives it, beside the mean
+        for label, rank in g.seats:
+            points_sum[label] += ratings.partial_points(rank, g.n)
     for row in board:
         row["tokens"] = tokens[row["player"]]
         row["dollars"] = spend[row["player"]]
         row["dollars_per_game"] = spend[row["player"]] / row["games"] if row["games"] else 0.0
+        row["partial_points_sum"] = points_sum[row["player"]]
+        row["model"] = row["player"]
+    if labels:
+        _display(board, metrics, labels)
     return {
         "game": results.config.game,
         "folder": str(folder),
@@ -66,10 +76,45 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
                     if r.status != "completed"],
         "ratings": {"passes": passes, "seed": seed, "mu": ratings.MU, "sigma": ratings.SIGMA,
                     "beta": ratings.BETA, "tau": ratings.TAU,
-                    "draw_probability": ratings.DRAW_PROBABILITY},
+                    "draw_probability": ratings.DRAW_PROBABILITY,
+                    "models": [{"model": r["model"], "name": r["player"], "games": r["games"],
+                                "partial_points_sum": r["partial_points_sum"],
+                                "partial_points": r["partial_points"], "mu": r["mu"],
+                                "sigma": r["sigma"]} for r in board]},
         "leaderboard": board,
         "metrics": metrics,
     }
+
+
+def _display(board: list[dict[str, Any]], metrics: dict[str, Any],
+             labels: Mapping[str, str]) -> None:
+    """Show display names instead of player labels, in place (ratings stay per label)."""
+    for row in board:
+        row["player"] = labels.get(row["model"], row["model"])
+    metrics["per_player"] = {labels.get(k, k): v for k, v in metrics["per_player"].items()}
+    for table in metrics["tables"].values():
+        rows = table.get("rows") if isinstance(table, dict) else None
+        if isinstance(rows, list):
+            table["rows"] = [[labels.get(c, c) if isinstance(c, str) else c for c in r]
+                             if isinstance(r, list) else r for r in rows]
+
+
+def load_labels(path: Path) -> dict[str, str]:
+    """A display-name map (TOML): `"model-key" = "Display name"` lines, at the top level
+    or under a `[labels]` table. Every problem is one ConfigError line (exit 2)."""
+    from stille_post.core.errors import ConfigError
+    from stille_post.core.tomlfile import key_line, read_toml
+
+    data, text = read_toml(path, "labels file")
+    table = data.get("labels", data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [labels] must be a table of \"model-key\" = \"Name\"")
+    for key, value in table.items():
+        if not isinstance(value, str):
+            line = key_line(text, [key] if table is data else ["labels", key])
+            where = f"{path}:{line}" if line else str(path)
+            raise ConfigError(f"{where}: {key}: the display name must be a string")
+    return dict(table)
 
 
 def _rated(t: Transcript) -> ratings.RatedGame | None:
