@@ -126,3 +126,77 @@ def test_aborted_games_count_as_finished_unless_retried(
     assert sorted(again.game_ids) == ["g000002-s13", "g000007-s18"]
     assert load_results(tmp_path).status_counts == {"completed": 24, "aborted": 0,
                                                    "missing": 0}
+
+
+# --- issue 11: the transcripts are the truth ----------------------------------------------
+
+
+def _snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.name: (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted((out / "games").glob("*.jsonl"))}
+
+
+@pytest.mark.parametrize("damage", ["deleted", "emptied", "garbage"])
+def test_a_lost_index_is_rebuilt_and_resume_plays_and_rewrites_nothing(
+        tmp_path: Path, bots4: TournamentConfig, play: Play, damage: str) -> None:
+    out = tmp_path / "done"
+    first = play(bots4, out)
+    assert first.played == bots4.games
+    before = _snapshot(out)
+    board = leaderboard_of(out, passes=3)
+    db = out / "index.sqlite"
+    if damage == "deleted":
+        for extra in ("", "-wal", "-shm"):
+            Path(str(db) + extra).unlink(missing_ok=True)
+    elif damage == "emptied":
+        con = sqlite3.connect(db)
+        con.execute("DELETE FROM games")
+        con.commit()
+        con.close()
+    else:
+        for extra in ("-wal", "-shm"):
+            Path(str(db) + extra).unlink(missing_ok=True)
+        db.write_bytes(b"this is not an SQLite database " * 64)
+    again = play(bots4, out, resume=True)
+    assert (again.played, again.skipped) == (0, bots4.games)
+    assert _snapshot(out) == before  # not one transcript rewritten, or even touched
+    assert load_results(out).status_counts == {"completed": bots4.games, "aborted": 0,
+                                              "missing": 0}
+    assert leaderboard_of(out, passes=3) == board  # the rebuilt rows are the same rows
+    if damage == "garbage":
+        assert (out / "index.sqlite.damaged-1").is_file()  # moved aside, never deleted
+
+
+def test_report_rebuilds_a_deleted_index_instead_of_calling_games_missing(
+        tmp_path: Path, bots4: TournamentConfig, play: Play) -> None:
+    out = tmp_path / "done"
+    play(bots4, out)
+    (out / "index.sqlite").unlink()
+    for extra in ("-wal", "-shm"):
+        Path(str(out / "index.sqlite") + extra).unlink(missing_ok=True)
+    assert load_results(out).status_counts["missing"] == 0
+
+
+def test_a_game_that_cannot_be_written_is_aborted_and_the_tournament_goes_on(
+        tmp_path: Path, bots4: TournamentConfig, play: Play,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from stille_post.tournament import runner
+
+    real = runner._play_one
+    calls = {"n": 0}
+
+    async def flaky(*args: object, **kwargs: object) -> object:
+        calls["n"] += 1
+        if calls["n"] in (3, 7):  # e.g. a full disk, or text the writer cannot encode
+            raise OSError(28, "No space left on device")
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_play_one", flaky)
+    stats = play(bots4, tmp_path, concurrency=1)
+    assert stats.played == bots4.games and stats.aborted == 2
+    results = load_results(tmp_path)
+    assert results.status_counts["aborted"] == 2 and results.status_counts["missing"] == 0
+    reasons = [r.reason or "" for r in results.rows if r.status == "aborted"]
+    assert all("No space left on device" in r for r in reasons)
+    # The aborted games have a (small) transcript saying so, and resume leaves them be.
+    assert play(bots4, tmp_path, resume=True).played == 0
