@@ -115,7 +115,9 @@ def parse_word_list(text: str) -> list[tuple[str, float]]:
     return out
 
 
+@lru_cache(maxsize=8)
 def from_text(text: str, *, source: str, min_length: int) -> Dictionary:
+    """A user's list (cached: a tournament loads the same file for every game)."""
     return build(parse_word_list(text), source=source, min_length=min_length)
 
 

@@ -26,7 +26,7 @@ from stille_post.games.connections.dictionary import Dictionary, normalise
 from stille_post.games.connections.observation import (
     AttemptRecord,
     ConnectionsObservation,
-    private_facts,
+    PrivateFacts,
 )
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.framing import clean
@@ -63,6 +63,7 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         self.curve: list[int] = []  # letters revealed after each attempt (Figure 1)
         self.forfeits: dict[int, int] = {s: 0 for s in self.seats}
         self.secret_chosen_by = "option" if config.word else "setter"
+        self.facts = {s: PrivateFacts(s) for s in self.seats}
 
     # --- the kit's hooks ----------------------------------------------------------------
 
@@ -295,7 +296,11 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
     # --- observations --------------------------------------------------------------------
 
     def _observe(self, seat: int, events: Sequence[Event]) -> ConnectionsObservation:
-        secret, own_word, persona = private_facts(seat, events, self.attempt)
+        # Private facts come from the seat's committed view (the events an ask adds at
+        # its end are repair notices, which hold none).
+        facts = self.facts[seat].update(self.table.view(seat))
+        secret, persona = facts.secret, facts.persona
+        own_word = facts.own_words.get(self.attempt)
         others: dict[int, str] = {}
         if self.config.share_personas:
             others = {s: p for s in self.seats if s != seat and (p := self.config.persona_of(s))}

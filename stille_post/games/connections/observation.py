@@ -68,18 +68,27 @@ class ConnectionsObservation:
         return frozenset(self.blocked) | frozenset(self.used)
 
 
-def private_facts(seat: int, events: Sequence[Event], attempt: int
-                  ) -> tuple[str | None, str | None, str | None]:
-    """(secret, own clue word of this attempt, own persona) from the seat's own view."""
-    secret = own_word = persona = None
-    for e in events:
-        if e.visibility.is_public:
-            continue
-        d = e.data
-        if e.type == "secret" and d.get("seat") == seat:
-            secret = str(d["word"])
-        elif e.type == "clue_word" and e.actor == seat and d.get("attempt") == attempt:
-            own_word = str(d["word"])
-        elif e.type == "persona" and d.get("seat") == seat:
-            persona = str(d["persona"])
-    return secret, own_word, persona
+@dataclass
+class PrivateFacts:
+    """A seat's private facts, read from its own view incrementally: a view only grows at
+    its end, so each event is read once (bots play thousands of decisions a second)."""
+
+    seat: int
+    scanned: int = 0
+    secret: str | None = None
+    persona: str | None = None
+    own_words: dict[int, str] = field(default_factory=dict)  # attempt -> own clue word
+
+    def update(self, view: Sequence[Event]) -> PrivateFacts:
+        for e in view[self.scanned:]:
+            if e.visibility.is_public:
+                continue
+            d = e.data
+            if e.type == "secret" and d.get("seat") == self.seat:
+                self.secret = str(d["word"])
+            elif e.type == "clue_word" and e.actor == self.seat:
+                self.own_words[int(d["attempt"])] = str(d["word"])
+            elif e.type == "persona" and d.get("seat") == self.seat:
+                self.persona = str(d["persona"])
+        self.scanned = len(view)
+        return self
