@@ -56,7 +56,7 @@ DAMAGES: dict[str, tuple[Any, str | None]] = {
     "round-without-elimination": (
         lambda g: [x for x in g if x["type"] != "elimination" or x["round"] != 1],
         "inconsistent log"),
-    "second-final-results": (lambda g: g + [g[-1]], "duplicate game id"),
+    "second-final-results": (lambda g: [*g, g[-1]], "duplicate game id"),
     "seat-9-of-4": (lambda g: [{**x, "player_id": "Player9_Game1_x"} if i == 0 else x
                                for i, x in enumerate(g)], "inconsistent log"),
     "unknown-seat-eliminated": (
@@ -82,11 +82,11 @@ DAMAGES: dict[str, tuple[Any, str | None]] = {
                    for i, x in enumerate(g)], "line without a game_id or type"),
     "no-final-results": (lambda g: [x for x in g if x["type"] != "final_results"],
                          "no final_results"),
-    "stray-array-line": (lambda g: ["[1, 2, 3]"] + g, None),  # of no game: counted only
+    "stray-array-line": (lambda g: ["[1, 2, 3]", *g], None),  # of no game: counted only
     "outcome-without-proposal": (
         lambda g: [x for x in g if x["type"] != "preference_proposal"], "inconsistent log"),
     "jury-reason-too-early": (
-        lambda g: g[:4] + [g[-2]] + g[4:], "inconsistent log"),
+        lambda g: [*g[:4], g[-2], *g[4:]], "inconsistent log"),
 }
 
 
@@ -160,6 +160,6 @@ def test_cli_usage_errors_exit_2(cli: Any, logs: Path, tmp_path: Path, args: lis
     argv = [where.get(a, a) for a in args]
     if "--out" not in argv:
         argv += ["--out", str(tmp_path / "o")]
-    code, out, err = cli("import", "elimination-logs", *argv)
+    code, _out, err = cli("import", "elimination-logs", *argv)
     assert code == 2, err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -216,11 +216,11 @@ def test_bare_ids_three_way_tie(imported: Path, read_jsonl: Any) -> None:
 
 def test_two_games_in_one_file(imported: Path, read_jsonl: Any) -> None:
     h5, ev5, _ = _events(imported, "eg-1754990000000005.jsonl", read_jsonl)
-    h6, ev6, r6 = _events(imported, "eg-1754990000000006.jsonl", read_jsonl)
+    _h6, ev6, r6 = _events(imported, "eg-1754990000000006.jsonl", read_jsonl)
     assert h5["seats"]["1"]["player"] == h5["seats"]["3"]["player"] == "deepseek-r1"
     first = next(e for e in ev5 if e["type"] == "public_message")
     assert first["data"]["timestamp"] == "2025-08-13T10:00:00"  # an extra field, kept
-    bad = [e["data"] for e in ev6 if e["type"] == "vote" and e["data"]["voter"] == 3][0]
+    bad = next(e["data"] for e in ev6 if e["type"] == "vote" and e["data"]["voter"] == 3)
     assert (bad["target"], bad["valid"], bad["invalid"], bad["source_target"]) == \
         (None, False, "no answer", "nobody")
     assert r6["summary"]["winners"] == [1]

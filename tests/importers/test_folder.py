@@ -35,7 +35,7 @@ def test_index_rows_equal_a_rebuild(imported: Path) -> None:
     with GameIndex.open(imported) as index:
         rows = {r.id: r for r in index.rows()}
     assert sorted(rows) == IDS
-    for gid, row in rows.items():
+    for _gid, row in rows.items():
         assert row_from_transcript(imported, spec, imported / row.transcript) == row
 
 
