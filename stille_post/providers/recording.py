@@ -113,6 +113,31 @@ def vcr_config(*, rewrite_hosts: Mapping[str, str] | None = None) -> dict[str, A
     }
 
 
+def check_cassette(path: Path) -> None:
+    """Refuse a replay cassette that cannot be one, as one line (a `UsageError`), before
+    vcrpy fails on it with a parser traceback: not UTF-8, not YAML, or no interactions."""
+    import yaml
+
+    from stille_post.core.errors import UsageError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not a cassette (not UTF-8 text: {exc.reason})") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the cassette ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"{path}: not a cassette (invalid YAML{where})") from None
+    if data is None:
+        return  # an empty file: vcrpy treats it as a cassette with no interactions
+    if not isinstance(data, dict) or not isinstance(data.get("interactions", []), list):
+        raise UsageError(f"{path}: not a cassette (no list of interactions)")
+
+
 @contextmanager
 def cassette(path: Path, *, mode: Literal["record", "replay"],
              rewrite_hosts: Mapping[str, str] | None = None,
@@ -124,6 +149,8 @@ def cassette(path: Path, *, mode: Literal["record", "replay"],
     """
     import vcr
 
+    if mode == "replay":
+        check_cassette(path)
     config = vcr_config(rewrite_hosts=rewrite_hosts)
     if match_on is not None:
         config["match_on"] = match_on

@@ -94,6 +94,16 @@ def cases() -> list[Case]:
         "--record", "{tmp}/r2.yaml")
     add(2, "--replay with --online", "play", "--seed", "1", "--players", LLM_SEATS,
         "--online", "--replay", "{cassette_garbage}")
+    add(2, "--replay garbage YAML", "play", "--seed", "1", "--quiet", "--players", LLM_SEATS,
+        "--replay", "{cassette_garbage}")
+    add(2, "--replay not UTF-8", "play", "--seed", "1", "--quiet", "--players", LLM_SEATS,
+        "--replay", "{nonutf8}")
+    add(2, "--replay without interactions", "play", "--seed", "1", "--quiet", "--players",
+        LLM_SEATS, "--replay", "{cassette_no_list}")
+    add(1, "--replay of an empty cassette aborts the game", "play", "--seed", "1", "--quiet",
+        "--players", LLM_SEATS, "--replay", "{cassette_empty}", "--out", "{tmp}/aborted.jsonl",
+        known_gap="cli/play.py prints the abort reason through rich, which wraps it at the "
+        "terminal width (2 lines at 200 columns)")
     add(2, "--roster missing", "play", "--seed", "1", "--roster", "{missing}")
     add(2, "--roster garbage", "play", "--seed", "1", "--roster", "{garbage}")
     add(2, "--roster not UTF-8", "play", "--seed", "1", "--roster", "{nonutf8}")
@@ -210,12 +220,15 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "tmp": tmp, "dir": tmp / "a-folder", "missing": tmp / "no-such-file",
         "garbage": tmp / "garbage.txt", "nonutf8": tmp / "latin1.toml",
         "empty": tmp / "empty.jsonl", "cassette_garbage": tmp / "cassette.yaml",
+        "cassette_no_list": tmp / "no-list.yaml", "cassette_empty": tmp / "empty.yaml",
     }
     paths["dir"].mkdir()
     paths["garbage"].write_text("this is not [ a { valid = file\n\x00\n", encoding="utf-8")
     paths["nonutf8"].write_bytes(b"name = \"caf\xe9\"\n\xff\xfe\n")
     paths["empty"].write_bytes(b"")
     paths["cassette_garbage"].write_text("{{{ not: [yaml\n", encoding="utf-8")
+    paths["cassette_no_list"].write_text("interactions: 5\n", encoding="utf-8")
+    paths["cassette_empty"].write_text("interactions: []\nversion: 1\n", encoding="utf-8")
     # A small finished tournament of bots, and damaged copies of it.
     tour = tmp / "tour"
     subprocess.run([script, "tournament", "stille-post", "--games", "3", "--players", BOTS,
