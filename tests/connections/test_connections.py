@@ -62,7 +62,7 @@ def _recorded_game(players: list[str], seed: int, **options: Any
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_secret_and_clue_word_isolation(seed: int) -> None:
-    log, outcome, events = _recorded_game(["frequency", "frequency", "frequency"], seed,
+    log, outcome, _events = _recorded_game(["frequency", "frequency", "frequency"], seed,
                                           word="xylophone", max_attempts=10)
     d = outcome.summary.details
     secret = d["secret"]
@@ -115,7 +115,7 @@ def test_word_outside_dictionary_is_a_config_error() -> None:
 def test_own_dictionary_file(tmp_path: Path) -> None:
     f = tmp_path / "words.txt"
     f.write_text("# mine\nvilleinage 10\nvillage 1000\nvilla\nvillain 50\nvile\nx2\n")
-    events, outcome, game = play(["frequency"] * 3, word="villeinage", dictionary=f,
+    _events, outcome, game = play(["frequency"] * 3, word="villeinage", dictionary=f,
                                  max_attempts=3)
     assert game.header_extra()["data"]["dictionary"]["origin"] == str(f)
     assert outcome.summary.details["secret"] == "villeinage"

@@ -176,16 +176,20 @@ class SemanticBot(ConnectionsBot):
             b += 0.15 * (vecs @ self.self_vec)
         return b
 
-    def decode(self, clue: str, pool: Sequence[str]) -> str | None:
+    def decode(self, clue: str, pool: Sequence[str],
+               vecs: np.ndarray | None = None) -> str | None:
         """The pool word nearest to the clue (not a word of the clue itself)."""
-        said = {t.casefold() for t in _TOKEN.findall(clue)}
-        words = [w for w in pool if w not in said]
-        if not words:
+        if not pool:
             return None
-        vecs = self.emb.embed(words)
-        freq = np.array([self.d.zipf[w] for w in words], np.float32)
-        score = vecs @ self.emb.vector(clue) + 0.01 * freq + self.bias(words, vecs)
-        return words[int(np.argmax(score))]
+        if vecs is None:
+            vecs = self.emb.embed(list(pool))
+        said = {t.casefold() for t in _TOKEN.findall(clue)}
+        freq = np.array([self.d.zipf[w] for w in pool], np.float32)
+        score = vecs @ self.emb.vector(clue) + 0.01 * freq + self.bias(pool, vecs)
+        for i in np.argsort(-score)[:len(said) + 1]:
+            if pool[int(i)] not in said:
+                return pool[int(i)]
+        return None
 
     def guess(self, obs: ConnectionsObservation) -> str:
         pool = [w for w in self.allowed(obs, self.guess_pool) if w != obs.secret]
@@ -196,7 +200,8 @@ class SemanticBot(ConnectionsBot):
         vocab, vecs = _clue_vocab(self.d)
         sims = vecs @ self.emb.vector(word)
         picked: list[str] = []
-        for i in np.argsort(-sims)[:60]:
+        top = np.argpartition(-sims, 60)[:60]
+        for i in top[np.argsort(-sims[top])]:
             w = vocab[int(i)]
             # No clue word that contains the word, is contained in it, shares its first
             # four letters (a spelled-out hint) or fits the prefix (a guess in itself).
@@ -222,11 +227,12 @@ class SemanticBot(ConnectionsBot):
         k = min(self.candidates_considered, len(pool))
         tried = self.rng.sample(pool, k)
         decode_pool = self.allowed(obs, self.guess_pool)
+        pool_vecs = self.emb.embed(decode_pool)
         extra = self.rank_targets(obs, tried)
         best: tuple[float, str, str] | None = None
         for w, bonus in zip(tried, extra, strict=True):
             clue = self.make_clue(w, obs.prefix)
-            ok = self.decode(clue, decode_pool) == w
+            ok = self.decode(clue, decode_pool, pool_vecs) == w
             key = (1.0 if ok else 0.0) + bonus
             if best is None or key > best[0]:
                 best = (key, w, clue)

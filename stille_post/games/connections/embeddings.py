@@ -33,7 +33,6 @@ class Embeddings:
         self._cache: dict[str, np.ndarray] = {}
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.matrix.shape[1]), dtype=np.float32)
         missing = [t for t in texts if t not in self._cache]
         if missing:
             encs = self.tokenizer.encode_batch(missing, add_special_tokens=False)
@@ -42,9 +41,9 @@ class Embeddings:
                 v = self.matrix[ids].mean(axis=0) if ids else np.zeros(DIM, np.float32)
                 norm = float(np.linalg.norm(v))
                 self._cache[text] = (v / norm if norm > 0 else v).astype(np.float32)
-        for i, t in enumerate(texts):
-            out[i] = self._cache[t]
-        return out
+        if not texts:
+            return np.zeros((0, self.matrix.shape[1]), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
 
     def vector(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
