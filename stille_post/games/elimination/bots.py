@@ -2,20 +2,24 @@
 
 Each bot sees only its own view (observation.PublicRecord reads what a player could
 read: the pairs announced, the public vote counts, who named whom in public) and draws
-only from its own rng. Their statements name the seat they mean to vote against, which
-is what gives `sheep` a public majority to follow.
+only from its own rng.
 
-- `random`: ranks, votes and names at random.
+- `random`: ranks and votes at random; its public statement names nobody.
 - `loyal`: ranks its last partner first; never votes against a seat it chatted with this
-  round; otherwise votes for the strongest threat.
-- `backstabber`: ranks the strongest threats first (allies with them), then votes for the
-  strongest threat, its own partner included: it votes out its partner when that partner
-  is the strongest threat.
+  round; otherwise votes with the public majority (the seat named most in this round's
+  statements), then for the strongest threat. As a juror it keeps the finalist it chatted
+  with more.
+- `backstabber`: ranks the strongest threats first (allies with them), then votes out its
+  own partner when that partner is the strongest threat; otherwise it votes for the
+  strongest threat (the public majority breaks ties).
 - `sheep`: votes with the public majority it can infer: the seat named most in this
   round's public and tie-break statements, then the one with most public votes received.
+  Its public statement names nobody ("I will go with whatever most of you decide").
 
-"Strongest threat" is a public proxy (PublicRecord.threat): paired often, voted against
-rarely.
+Statements of loyal and backstabber name the seat they mean to vote against, which is
+what gives the majority something to follow. "Strongest threat" is a public proxy
+(PublicRecord.threat): paired often, voted against rarely. Measured strength (README):
+loyal > backstabber > sheep > random, the same order over disjoint seed ranges.
 """
 
 from __future__ import annotations
@@ -72,8 +76,13 @@ class EliminationBot:
                 return self._best(allowed, lambda s: (-rec.chats_with.get(s, 0),))
             partner = rec.partner(obs.moment.round)
             pool = [s for s in allowed if s != partner] or allowed
-            return self._best(pool, lambda s: (rec.threat(s),))
-        return self._best(allowed, lambda s: (rec.threat(s),))  # backstabber
+            return self._best(pool, lambda s: (rec.named_this_round.get(s, 0), rec.threat(s)))
+        # backstabber: its partner if that partner is the strongest threat, else like loyal
+        partner = rec.partner(obs.moment.round)
+        strongest = max((rec.threat(s) for s in allowed), default=0)
+        if partner in allowed and rec.threat(partner) == strongest and not jury:
+            return partner
+        return self._best(allowed, lambda s: (rec.threat(s), rec.named_this_round.get(s, 0)))
 
     def rank(self, obs: Observation, rec: PublicRecord) -> list[int]:
         others = list(obs.allowed) or [s for s in obs.moment.active if s != obs.seat]
@@ -98,6 +107,10 @@ class EliminationBot:
             t = self.target(obs, rec, rivals) if rivals else me
             return f"Keep me in the game. Player {t} is the bigger danger to all of you."
         pool = [s for s in obs.moment.active if s != me]
+        if self.style == "sheep" and kind == P.PUBLIC:
+            return f"Player {me} here. I will go with whatever most of you decide."
+        if self.style == "random" and kind == P.PUBLIC:
+            return f"Player {me} here. Anything can happen in this game."
         if kind == P.PRIVATE and obs.partner is not None:
             t = self.target(obs, rec, [s for s in pool if s != obs.partner] or pool)
             return f"Player {obs.partner}, let us stick together. I am thinking of Player {t}."

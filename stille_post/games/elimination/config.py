@@ -23,9 +23,11 @@ class EliminationConfig(BaseModel):
         description="private chat subrounds per round; 0 is the anchor's public-only "
                     "version (no ranking, no pairing)")
     public_words: int = Field(80, ge=1, le=1000, description="word limit of a public statement")
-    private_words: tuple[int, ...] = Field(
-        (70, 50, 30), description="word limits of the private subrounds, in order "
-                                  "(comma-separated on the command line: 70,50,30)")
+    # A string, so that it is a flag of its own (--private-words 70,50,30); the engine reads
+    # it as `private_limits`.
+    private_words: str = Field(
+        "70,50,30", description="word limits of the private subrounds, in order, "
+                                "comma-separated")
     tie_break_words: int = Field(50, ge=1, le=1000,
                                  description="word limit of a tie-break statement")
     final_words: int = Field(80, ge=1, le=1000,
@@ -46,27 +48,26 @@ class EliminationConfig(BaseModel):
 
     @field_validator("private_words", mode="before")
     @classmethod
-    def _split(cls, value: Any) -> Any:
-        # "70,50,30" from a flag or --set; a list from a config file or Python.
-        if isinstance(value, str):
-            parts = [p.strip() for p in value.replace(";", ",").split(",") if p.strip()]
-            return tuple(parts)
-        return value
-
-    @field_validator("private_words")
-    @classmethod
-    def _positive(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if not 1 <= len(value) <= 3 or any(v < 1 for v in value):
+    def _limits(cls, value: Any) -> str:
+        # "70,50,30" from a flag; a list from --set [70,50,30], a config file or Python.
+        parts = [str(p).strip() for p in value] if isinstance(value, list | tuple) \
+            else str(value).replace(";", ",").split(",")
+        parts = [p for p in parts if p]
+        if not 1 <= len(parts) <= 3 or not all(p.isdigit() and int(p) >= 1 for p in parts):
             raise ValueError("give one to three positive word limits, e.g. 70,50,30")
-        return value
+        return ",".join(str(int(p)) for p in parts)
+
+    @property
+    def private_limits(self) -> tuple[int, ...]:
+        return tuple(int(p) for p in self.private_words.split(","))
 
     @model_validator(mode="after")
     def _enough_limits(self) -> EliminationConfig:
-        if self.private_subrounds > len(self.private_words):
+        if self.private_subrounds > len(self.private_limits):
             raise ValueError(f"private_subrounds {self.private_subrounds} needs that many "
-                             f"private_words limits, got {len(self.private_words)}")
+                             f"private_words limits, got {len(self.private_limits)}")
         return self
 
     def private_limit(self, subround: int) -> int:
         """The word limit of private subround 1..private_subrounds."""
-        return self.private_words[subround - 1]
+        return self.private_limits[subround - 1]

@@ -37,7 +37,7 @@ GAME_NAME = "elimination"
 
 
 def facts_of(c: EliminationConfig) -> Facts:
-    return Facts(c.num_players, c.private_subrounds, c.public_words, tuple(c.private_words),
+    return Facts(c.num_players, c.private_subrounds, c.public_words, c.private_limits,
                  c.tie_break_words, c.final_words, c.limit_policy, c.jury_tie)
 
 
@@ -73,7 +73,7 @@ class EliminationEngine(Engine[EliminationConfig]):
         self.emit("game_start", num_players=c.num_players, seats=list(self.seats),
                   private_subrounds=c.private_subrounds,
                   word_limits={"public": c.public_words,
-                               "private": list(c.private_words[: c.private_subrounds]),
+                               "private": list(c.private_limits[: c.private_subrounds]),
                                "tie_break": c.tie_break_words, "final": c.final_words},
                   limit_policy=c.limit_policy, jury_tie=c.jury_tie,
                   text=P.game_start_text(c.num_players, c.private_subrounds))
