@@ -47,6 +47,9 @@ COMMON = [
            help="with --online: record the game's HTTP traffic to this cassette"),
     option("replay", Path | None, None, "--replay",
            help="replay LLM seats from this cassette, offline"),
+    option("models", Path | None, None, "--models",
+           help="a model registry (TOML) of aliases for model:ALIAS seats; default "
+                "./models.toml if present"),
     option("as_json", bool, False, "--json", help="print only a JSON summary"),
     option("quiet", bool, False, "--quiet", help="do not render the conversation"),
 ]
@@ -84,7 +87,7 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
     from stille_post.cli.llm_seats import llm_session
 
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
-                     replay=common.get("replay")) as llm_factory:
+                     replay=common.get("replay"), models=common.get("models")) as llm_factory:
         watch = None
         if not (as_json or common.get("quiet")):
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")

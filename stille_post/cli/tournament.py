@@ -124,6 +124,9 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         list(saved_run.get("rate_limits") or [])
     limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_texts))
     models_file = cli.get("models") or file.get("models") or saved_run.get("models")
+    if models_file is not None:
+        # Absolute, so that `--resume --out FOLDER` works from any folder.
+        models_file = Path(models_file).resolve()
     as_json = bool(cli.get("as_json"))
     err = Console(stderr=True)
     from stille_post.cli.llm_seats import llm_session

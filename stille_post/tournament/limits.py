@@ -17,6 +17,7 @@ from typing import Any
 from stille_post.core.errors import ConfigError
 from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Action, Decision, Player, PromptBook
+from stille_post.players.specs import parse_seat_spec
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[Any]]
@@ -114,7 +115,8 @@ class RateLimits:
             return factory
 
         def limited(spec: str, prompts: PromptBook) -> Player:
-            provider = spec.partition(":")[0]
+            # A `model:ALIAS` seat is limited under its alias's provider, not "model".
+            provider = parse_seat_spec(spec, ()).provider or ""
             player = factory(spec, prompts)
             if provider not in self.limits:
                 return player
