@@ -232,3 +232,20 @@ def test_transcripts_read_back(imported: Path) -> None:
         t = Transcript.load(path)
         assert t.complete and t.game == "elimination"
         assert json.loads(path.read_text().splitlines()[-1])["kind"] == "result"
+
+
+def test_over_limit_is_marked_at_the_exact_word(logs: Path, read_jsonl: Any) -> None:
+    """80 words is within the public limit, 81 is over; the text stays whole either way."""
+    from stille_post.importers.elimination_convert import convert_game
+
+    lines = read_jsonl(logs / "game_bare_ids.jsonl")
+    texts = {"P1": " ".join(["w"] * 80), "P2": " ".join(["w"] * 81), "P3": "x " * 5000}
+    for line in lines:
+        if line["type"] == "conversation" and line["round"] == 1:
+            line["message"] = texts[line["player_id"]]
+    c = convert_game("bare-001", lines, sources=["g.jsonl"])
+    public = [json.loads(x) for x in c.lines if '"public_message"' in x]
+    marks = {e["actor"]: (e["data"]["words"], e["data"].get("over_limit")) for e in public}
+    assert marks == {1: (80, None), 2: (81, True), 3: (5000, True)}
+    assert public[2]["data"]["text"] == texts["P3"]  # 5,000 words, not cut
+    assert c.summary.details["over_limit_messages"] == 2
