@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from stille_post.core.transcript import Transcript
 from stille_post.viewer.data import script_json, view_data
 
 _PACKAGE = "stille_post.viewer"
-
 
 
 def _asset(*parts: str) -> str:
@@ -39,7 +39,17 @@ def _layout(game: str) -> str | None:
     from stille_post.games import all_games
 
     definition = all_games().get(game)
-    source = definition.layout_source() if definition is not None else None
+    if definition is None:
+        return None
+    try:
+        source = definition.layout_source()
+    except FileNotFoundError:
+        # A declared layout that is not there (a game still being written, a broken
+        # install): the replay is still worth having, so it falls back to the generic
+        # view and says why once.
+        warnings.warn(f"the {game} layout {definition.layout!r} is missing; "
+                      "using the generic view", stacklevel=2)
+        source = None
     if source is not None and "</script" in source.lower():
         raise RuntimeError(f"the {game} layout contains '</script'; cannot inline it")
     return source

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from stille_post.core.transcript import Transcript
-from stille_post.games import GAME_MODULES
+from stille_post.games import all_games
 
-from .helpers import ARTIFACTS, render, run_cli
+from .helpers import Page, render, run_cli, until
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,75 +20,16 @@ pytestmark = [
 ]
 
 
-class Page:
-    """One loaded replay and the few moves the tests make on it."""
-
-    def __init__(self, driver: Any, html: Path, hash: str = "") -> None:
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver = driver
-        driver.get("about:blank")  # a new hash on the same file would not reload it
-        driver.get_log("browser")  # drop messages from the previous page
-        driver.get(html.as_uri() + hash)
-        WebDriverWait(driver, 10).until(lambda d: self.js("return window.StillePostViewer"))
-
-    def js(self, script: str, *args: Any) -> Any:
-        return self.driver.execute_script(script, *args)
-
-    def by_id(self, element_id: str) -> Any:
-        from selenium.webdriver.common.by import By
-
-        return self.driver.find_element(By.ID, element_id)
-
-    def shown(self) -> list[int]:
-        """Seqs of the events on screen, in order."""
-        return [int(s) for s in self.js(
-            "return [...document.querySelectorAll('#timeline .ev')]"
-            ".filter(n => n.offsetParent !== null).map(n => n.dataset.seq)")]
-
-    def rendered(self) -> list[int]:
-        """Seqs of every event in the DOM for this perspective, shown or not yet."""
-        return [int(s) for s in self.js(
-            "return [...document.querySelectorAll('#timeline .ev')].map(n => n.dataset.seq)")]
-
-    def current(self) -> int:
-        return int(self.js("return document.querySelector('#timeline .ev.current').dataset.seq"))
-
-    def press(self, key: str) -> None:
-        from selenium.webdriver.common.action_chains import ActionChains
-
-        self.js("document.activeElement && document.activeElement.blur()")
-        ActionChains(self.driver).send_keys(key).perform()
-
-    def choose(self, select_id: str, value: str) -> None:
-        from selenium.webdriver.support.ui import Select
-
-        Select(self.by_id(select_id)).select_by_value(value)
-
-    def errors(self) -> list[dict[str, Any]]:
-        return [e for e in self.driver.get_log("browser") if e.get("level") == "SEVERE"]
-
-    def screenshot(self, name: str) -> Path:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / name
-        self.driver.save_screenshot(str(path))
-        return path
-
-
-def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
-
-
 def test_renders_recorded_game(browser: Any, seed7: Path) -> None:
     transcript = Transcript.load(seed7)
     page = Page(browser, render(seed7))
     assert "Stille Post · seed 7" in browser.title
     assert page.by_id("position").text == f"Step 1 / {len(transcript.events)}"
     assert page.shown() == [1]
+    # Nothing past the current step is in the document (hidden is not enough).
+    assert page.rendered() == [1]
+    assert page.js("return document.getElementById('game-data')") is None
+    page.press("\ue010")  # End
     assert page.rendered() == [e.seq for e in transcript.events]
     # The Stille Post layout, not the generic fallback, drew the players' messages.
     assert page.js("return document.querySelectorAll('#timeline .ev.msg').length") == sum(
@@ -116,7 +56,7 @@ def test_step_forward_and_back(browser: Any, seed7: Path) -> None:
     assert page.by_id("placements").is_displayed()
     page.press("\ue011")  # Home
     assert page.shown() == [1]
-    assert not page.by_id("placements").is_displayed()
+    assert not page.present("placements")  # the final table is not in the page before the end
 
 
 def test_each_perspective_shows_exactly_the_engine_view(browser: Any, seed7: Path) -> None:
@@ -215,16 +155,17 @@ def test_planted_script_does_not_run(browser: Any, planted: Path) -> None:
     assert page.errors() == []
 
 
-def test_generic_layout_honours_perspective(browser: Any, chameleon: Path) -> None:
-    transcript = Transcript.load(chameleon)
-    page = Page(browser, render(chameleon))
+def test_unknown_game_shows_every_field_and_honours_perspective(
+        browser: Any, unknown_game: Path) -> None:
+    transcript = Transcript.load(unknown_game)
+    page = Page(browser, render(unknown_game))
     page.press("\ue010")
     assert page.shown() == [e.seq for e in transcript.events]
     assert page.js("return document.querySelectorAll('#timeline .ev.generic').length") == len(
         transcript.events)
     body = browser.find_element("tag name", "body")
     assert "The secret word is mango." in body.text and "vague clue" in body.text
-    page.screenshot("chameleon-generic-omniscient.png")
+    page.screenshot("unknown-game-omniscient.png")
 
     page.choose("perspective", "3")  # the chameleon
     page.press("\ue010")
@@ -236,7 +177,7 @@ def test_generic_layout_honours_perspective(browser: Any, chameleon: Path) -> No
     assert page.errors() == []
 
 
-@pytest.mark.parametrize("game", sorted(GAME_MODULES))
+@pytest.mark.parametrize("game", sorted(all_games()))
 def test_every_game_renders(browser: Any, game: str, viewer_tmp: Path) -> None:
     out = viewer_tmp / f"every-{game}.jsonl"
     proc = run_cli("play", game, "--seed", "1", "--out", str(out))

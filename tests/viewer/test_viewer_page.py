@@ -120,7 +120,7 @@ def test_incomplete_game_renders_without_placements(seed7: Path, tmp_path: Path)
     assert embedded(page)["placements"] == []
 
 
-@pytest.mark.parametrize("name", ["seed7", "chameleon"])
+@pytest.mark.parametrize("name", ["seed7", "unknown_game", "chameleon_seed3"])
 def test_js_visibility_equals_python_view(name: str, request: pytest.FixtureRequest) -> None:
     node = shutil.which("node")
     if node is None:

@@ -109,7 +109,7 @@ GAME = GameDefinition(
                                {"tie_rule": "dealer"}),
     },
     metrics="stille_post.games.chameleon.metrics:compute_metrics",
-    layout=None,  # the Chameleon layout is being written: layout.js
+    layout="layout.js",
 )
 
 __all__ = ["GAME", "ChameleonConfig", "ChameleonGame", "playable_cards"]

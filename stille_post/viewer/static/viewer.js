@@ -81,7 +81,11 @@
 
   // --- the page ---------------------------------------------------------------------
 
-  const data = JSON.parse(document.getElementById("game-data").textContent);
+  const dataBlock = document.getElementById("game-data");
+  const data = JSON.parse(dataBlock.textContent);
+  // Parsed once and dropped: the full record (secrets included) then lives only in this
+  // closure, and the document holds only what the chosen perspective has seen so far.
+  dataBlock.remove();
   const models = {};
   data.seats.forEach((s) => { models[s.seat] = s.model; });
 
@@ -132,8 +136,119 @@
     };
   }
 
-  // Games without a layout of their own: one card per event, its text and its fields.
-  function generic(ev) {
+  // A pill in a seat's colour: "Player 3" or "P3 · koala" (layouts put them in rows).
+  function seatChip(seat, text) {
+    const chip = el("span", "seat-chip " + seatClass(seat));
+    chip.appendChild(el("span", "seat-chip-who", "Player " + seat));
+    if (text !== undefined && text !== null) chip.appendChild(el("span", "seat-chip-text", text));
+    return chip;
+  }
+
+  // A small label on a seat card or chip: a hidden role, "accused", "dealer".
+  function tag(text, cls) {
+    return el("span", "tag" + (cls ? " " + cls : ""), text);
+  }
+
+  // Vote counts as bars, most votes first: rows of [seat label, bar, count, note].
+  function tally(counts, notes) {
+    const seats = Object.keys(counts).map(Number).sort((a, b) => counts[b] - counts[a] || a - b);
+    const most = Math.max(1, ...seats.map((s) => Number(counts[s]) || 0));
+    const table = el("div", "tally");
+    seats.forEach((s) => {
+      const n = Number(counts[s]) || 0;
+      const line = el("div", "tally-row " + seatClass(s));
+      line.appendChild(el("span", "tally-who", "Player " + s));
+      const bar = el("span", "tally-bar");
+      const fill = el("span", "tally-fill");
+      // CSSOM, not a style attribute: the CSP forbids inline style attributes.
+      fill.style.width = Math.round((100 * n) / most) + "%";
+      bar.appendChild(fill);
+      line.appendChild(bar);
+      line.appendChild(el("span", "tally-n", String(n)));
+      line.appendChild(el("span", "tally-note", (notes && notes[s]) || ""));
+      table.appendChild(line);
+    });
+    return table;
+  }
+
+  // --- the generic view -------------------------------------------------------------
+  //
+  // Every game declares how its event types map onto a few generic kinds (the
+  // vocabulary, GameDefinition.events). Games without a layout, and the event types a
+  // layout leaves out, are drawn from that kind alone, so a new game reads well with no
+  // JavaScript of its own. Types outside the vocabulary (a game not installed where the
+  // page was made) fall back to a card listing the event's fields.
+
+  const vocabulary = data.vocabulary || {};
+
+  function kindOf(ev) {
+    return Object.prototype.hasOwnProperty.call(vocabulary, ev.type) ? vocabulary[ev.type] : null;
+  }
+
+  // The words the event is about: its kind's text_key, else its `text`.
+  function wordsOf(ev, kind) {
+    const key = kind && kind.text_key ? kind.text_key : "text";
+    const value = ev.data[key] !== undefined ? ev.data[key] : ev.data.text;
+    return str(value);
+  }
+
+  function seatOf(ev) {
+    const s = ev.data.seat !== undefined && ev.data.seat !== null ? ev.data.seat : ev.actor;
+    return typeof s === "number" ? s : null;
+  }
+
+  function gmLine(cls, kind) {
+    return (ev) => {
+      const li = row("gm " + cls, null);
+      li.appendChild(head(ev, gmLabel()));
+      li.appendChild(textBlock(wordsOf(ev, kind)));
+      return li;
+    };
+  }
+
+  const BY_KIND = {
+    // "[Player X] words", in the speaker's colour.
+    speech: (ev, kind) => {
+      const seat = seatOf(ev);
+      if (seat === null) return gmLine("notice", kind)(ev);
+      const li = row("msg", seat);
+      li.appendChild(head(ev, seatLabel(seat)));
+      li.appendChild(textBlock(wordsOf(ev, kind)));
+      return li;
+    },
+    heading: (ev, kind) => {
+      const li = row("divider", null);
+      li.appendChild(el("span", null, wordsOf(ev, kind) || ev.type));
+      return li;
+    },
+    notice: (ev, kind) => gmLine("notice", kind)(ev),
+    // The lock in the head names who was told; the row is tinted by renderEvent.
+    private: (ev, kind) => gmLine("notice", kind)(ev),
+    elimination: (ev, kind) => {
+      const seat = seatOf(ev);
+      const li = row("out", seat);
+      const p = el("p", "out-line");
+      p.appendChild(el("span", "badge out-badge", "OUT"));
+      if (seat !== null) p.appendChild(seatLabel(seat));
+      li.appendChild(p);
+      const words = wordsOf(ev, kind);
+      if (words) li.appendChild(textBlock(words));
+      return li;
+    },
+    game_over: (ev, kind) => gmLine("end", kind)(ev),
+    reveal: (ev, kind) => gmLine("end reveal-line", kind)(ev),
+    // Structure whose meaning is already in another line: one quiet line.
+    silent: (ev, kind) => {
+      const li = row("quiet", seatOf(ev));
+      li.appendChild(el("span", "type", ev.type));
+      const words = ev.data[kind.text_key];
+      if (words !== undefined) li.appendChild(el("span", "quiet-text", str(words)));
+      return li;
+    },
+  };
+
+  // An event type the page knows nothing about: one card with its text and its fields.
+  function fieldsCard(ev) {
     const bySeat = ev.actor !== null && ev.actor !== undefined;
     const li = row(bySeat ? "generic" : "generic gm", ev.actor);
     const label = bySeat ? seatLabel(ev.actor) : gmLabel();
@@ -153,12 +268,28 @@
     return li;
   }
 
-  // A game's own layout (static/layouts/GAME.js, inlined before this file) registers a
-  // factory under its game name; it gets these building blocks and returns
-  // {roundTitle, types: {event_type: render}}. Any type it leaves out renders generically.
-  const kit = { el, seatClass, str, seatLabel, gmLabel, textBlock, row, divider, head, gmBox };
-  // Games share a few conventions (turn_start carries a text); the rest is generic.
-  const GENERIC = { roundTitle: (r) => "Round " + r, types: { turn_start: divider } };
+  function generic(ev) {
+    const kind = kindOf(ev);
+    const render = kind && BY_KIND[kind.generic];
+    if (!render) return fieldsCard(ev);
+    const li = render(ev, kind);
+    li.classList.add("kind-" + kind.generic);
+    return li;
+  }
+
+  // A game's own layout (a JS file in its folder, inlined before this file by page.py)
+  // registers a factory under its game name in StillePostLayouts. The factory gets
+  // these building blocks and returns
+  //   {roundTitle, types: {event_type: render(ev) -> node},
+  //    board?(shown, ctx) -> node, seats?(shown, ctx) -> {seat: {status, won, gone, tags}}}
+  // `shown` is what this perspective has seen up to the current step, never more:
+  // whatever a layout draws from it cannot run ahead of the replay. Types a layout
+  // leaves out render generically.
+  const kit = {
+    el, seatClass, str, seatLabel, gmLabel, textBlock, row, divider, head, gmBox,
+    seatChip, tag, tally, generic, kindOf,
+  };
+  const GENERIC = { roundTitle: (r) => "Round " + r, types: {} };
   const factory = (root.StillePostLayouts || {})[data.game];
   const layout = typeof factory === "function" ? factory(kit) : GENERIC;
 
@@ -176,15 +307,30 @@
 
   const $ = (id) => document.getElementById(id);
   const timeline = $("timeline");
+  const board = $("board");
+  const placements = $("placements");
+  const placementsHome = placements.parentNode;
   const state = { perspective: null, cursor: 0, showIds: false, timer: null };
   let events = [];
   let nodes = [];
   let headers = []; // [{node, first}] one round heading and the index of its first event
+  // Timeline entries in document order, each with the index of the first event it needs.
+  let items = [];
+  let attached = 0; // items[0 .. attached-1] are in the document
+
+  // Nothing past the current step is in the document: not hidden, absent. A perspective
+  // must not be able to read ahead (the reveal, a later private line, the final table)
+  // by inspecting the page, and a layout's marks cannot leak through hidden nodes.
+  placements.remove();
+  placements.hidden = false; // hidden in the page only for readers without JavaScript
+  if (board) board.hidden = true;
 
   function rebuild() {
     events = eventsFor(data.events, state.perspective);
     nodes = [];
     headers = [];
+    items = [];
+    attached = 0;
     timeline.textContent = "";
     let round = null;
     events.forEach((ev, i) => {
@@ -192,12 +338,12 @@
         round = ev.round;
         const h = el("li", "round-head", layout.roundTitle(round));
         h.dataset.round = String(round);
-        timeline.appendChild(h);
         headers.push({ node: h, first: i });
+        items.push({ node: h, index: i });
       }
       const node = renderEvent(ev);
       nodes.push(node);
-      timeline.appendChild(node);
+      items.push({ node, index: i });
     });
     const roundSelect = $("round");
     roundSelect.textContent = "";
@@ -213,54 +359,109 @@
     if (!events.length) timeline.appendChild(el("li", "empty", "This transcript has no events to show."));
   }
 
+  // Attach the entries up to the cursor and detach the rest, keeping document order.
+  function attachUpTo(cursor) {
+    let want = 0;
+    while (want < items.length && items[want].index <= cursor) want++;
+    while (attached > want) timeline.removeChild(items[--attached].node);
+    while (attached < want) timeline.appendChild(items[attached++].node);
+  }
+
+  // What a layout may read: this perspective's events up to the cursor, and the whole
+  // record only in the omniscient view (which knows every hidden fact from the start).
+  function context() {
+    return {
+      perspective: state.perspective,
+      omniscient: state.perspective === null,
+      record: state.perspective === null ? data.events : null,
+      seats: data.seats.map((s) => s.seat),
+      title: data.title || data.game,
+    };
+  }
+
   // Seat cards: status and private hints as of the cursor, from the visible events only.
-  function updateSeats(upto) {
+  function updateSeats(shown) {
     const status = {};
     const won = {};
+    const gone = {};
     const hints = {};
-    for (let i = 0; i <= upto && i < events.length; i++) {
-      const ev = events[i];
-      if (ev.type === "eliminated" && ev.data.seat) status[ev.data.seat] = "eliminated (" + str(ev.data.cause) + ")";
+    shown.forEach((ev) => {
+      const kind = kindOf(ev);
+      // A seat leaves the game: the vocabulary's elimination kind (or, for a game not
+      // installed here, the conventional "eliminated" type).
+      if ((kind ? kind.generic === "elimination" : ev.type === "eliminated")) {
+        const seat = seatOf(ev);
+        if (seat !== null) {
+          status[seat] = ev.data.cause ? "eliminated (" + str(ev.data.cause) + ")" : "eliminated";
+          gone[seat] = true;
+        }
+      }
       (Array.isArray(ev.data.winners) ? ev.data.winners : []).forEach((s) => {
         status[s] = ev.data.phase ? "won at identity guess #" + ev.data.phase : "won";
         won[s] = true;
+        gone[s] = false;
       });
+      // A private note to one seat ({seat, kind, value}) is pinned to that seat's card.
       if (ev.type === "hint" && ev.data.seat) {
         (hints[ev.data.seat] = hints[ev.data.seat] || []).push(str(ev.data.kind) + ": " + str(ev.data.value));
       }
+    });
+    // At the last step the result line is public knowledge: its winners win.
+    const summary = data.result && data.result.summary;
+    if (shown.length === events.length && summary && Array.isArray(summary.winners)) {
+      summary.winners.forEach((s) => { won[s] = true; gone[s] = false; status[s] = status[s] || "won"; });
     }
+    const own = typeof layout.seats === "function" ? layout.seats(shown, context()) || {} : {};
     document.querySelectorAll(".seat-card").forEach((card) => {
       const seat = Number(card.dataset.seat);
-      card.querySelector(".seat-status").textContent = status[seat] || "in the game";
-      card.classList.toggle("won", Boolean(won[seat]));
-      card.classList.toggle("gone", Boolean(status[seat]) && !won[seat]);
+      const mine = own[seat] || {};
+      const isWon = mine.won !== undefined ? Boolean(mine.won) : Boolean(won[seat]);
+      const isGone = mine.gone !== undefined ? Boolean(mine.gone) : Boolean(gone[seat]);
+      card.querySelector(".seat-status").textContent = mine.status || status[seat] || "in the game";
+      card.classList.toggle("won", isWon);
+      card.classList.toggle("gone", isGone && !isWon);
       card.classList.toggle("me", state.perspective === seat);
+      const tags = card.querySelector(".seat-tags");
+      tags.textContent = "";
+      (mine.tags || []).forEach((t) => tags.appendChild(typeof t === "string" ? tag(t) : tag(t.text, t.cls)));
       const ul = card.querySelector(".seat-hints");
       ul.textContent = "";
       (hints[seat] || []).forEach((h) => ul.appendChild(el("li", null, "hint · " + h)));
     });
   }
 
+  // The layout's board (a card, a score sheet): redrawn from scratch at every step.
+  function updateBoard(shown) {
+    if (!board || typeof layout.board !== "function") return;
+    board.textContent = "";
+    const node = layout.board(shown, context());
+    if (node) board.appendChild(node);
+    board.hidden = !node;
+    document.body.classList.toggle("has-board", Boolean(node));
+  }
+
   function update() {
     const last = events.length - 1;
     state.cursor = Math.max(0, Math.min(state.cursor, last));
-    nodes.forEach((node, i) => {
-      node.hidden = i > state.cursor;
-      node.classList.toggle("current", i === state.cursor);
-    });
-    headers.forEach((h) => { h.node.hidden = h.first > state.cursor; });
+    attachUpTo(state.cursor);
+    nodes.forEach((node, i) => node.classList.toggle("current", i === state.cursor));
     const current = nodes[state.cursor];
     if (current && typeof current.scrollIntoView === "function") current.scrollIntoView({ block: "nearest" });
     $("position").textContent = events.length ? "Step " + (state.cursor + 1) + " / " + events.length : "No steps";
     if (current) $("round").value = current.dataset.round;
-    const placements = $("placements");
-    placements.hidden = !(events.length && state.cursor === last && data.result);
-    if (!placements.hidden && typeof placements.scrollIntoView === "function") {
-      placements.scrollIntoView({ block: "nearest" });
+    const atEnd = Boolean(events.length && state.cursor === last && data.result);
+    if (atEnd && !placements.isConnected) {
+      placementsHome.appendChild(placements);
+      if (typeof placements.scrollIntoView === "function") placements.scrollIntoView({ block: "nearest" });
+    } else if (!atEnd && placements.isConnected) {
+      placements.remove();
+  placements.hidden = false; // hidden in the page only for readers without JavaScript
     }
     $("first").disabled = $("prev").disabled = state.cursor <= 0;
     $("next").disabled = $("last").disabled = state.cursor >= last;
-    updateSeats(state.cursor);
+    const shown = events.slice(0, state.cursor + 1);
+    updateSeats(shown);
+    updateBoard(shown);
     writeHash();
   }
 
