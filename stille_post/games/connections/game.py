@@ -160,24 +160,23 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
     # --- the setter's word ----------------------------------------------------------------
 
     async def _choose_secret(self) -> None:
+        call: dict[str, Any] = {}
         if self.config.word is not None:  # checked against the dictionary in setup
-            word, call_id = normalise(self.config.word), None
+            word = normalise(self.config.word)
         else:
-            def validate(action: Action) -> tuple[str, str | None]:
-                raw, cid = P.read_word(action, P.CHOOSE_WORD)
+            def validate(action: Action) -> tuple[str, dict[str, Any]]:
+                raw, data = P.read_word(action, P.CHOOSE_WORD)
                 err = rules.secret_error(raw, self.dictionary)
                 if err:
                     raise ParseError(err)
-                return normalise(raw), cid
+                return normalise(raw), data
 
             answer = await self.table.ask(self.setter, P.SECRET_WORD, observe=self._observe,
                                           validate=validate, on_failure="void")
-            word, call_id = answer.unwrap()
+            word, call = answer.unwrap()
         self.secret = word
         data: dict[str, Any] = {"seat": self.setter, "word": word,
-                                "chosen_by": self.secret_chosen_by}
-        if call_id:
-            data["call_id"] = call_id
+                                "chosen_by": self.secret_chosen_by, **call}
         self.emit("secret", actor=self.setter, visibility=Visibility.only(self.setter),
                   **data, text=P.secret_text(word))
 
@@ -190,12 +189,12 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
             raise ParseError(err)
         return normalise(raw)
 
-    def _validate_guess(self, action: Action) -> tuple[str, str | None]:
-        raw, cid = P.read_word(action, P.GUESS_TOOL)
-        return self._check_word(raw), cid
+    def _validate_guess(self, action: Action) -> tuple[str, dict[str, Any]]:
+        raw, call = P.read_word(action, P.GUESS_TOOL)
+        return self._check_word(raw), call
 
-    def _validate_clue(self, action: Action) -> tuple[str, str, str | None]:
-        raw_word, clue, cid = P.read_clue(action)
+    def _validate_clue(self, action: Action) -> tuple[str, str, dict[str, Any]]:
+        raw_word, clue, call = P.read_clue(action)
         word = self._check_word(raw_word)
         # The check runs on the clue as it will be shown (after the caps), so a cut can
         # never expose the word.
@@ -204,7 +203,7 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         err = rules.clue_error(cleaned, word)
         if err:
             raise ParseError(err)
-        return word, clue, cid
+        return word, clue, call
 
     async def _attempt(self) -> None:
         assert self.secret is not None
@@ -223,13 +222,12 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
             self._record(giver, prefix, None, None, {}, rules.WRONG, ())
             return
         self.forfeits[giver] = 0
-        word, raw_clue, cid = answer.unwrap()
+        word, raw_clue, call = answer.unwrap()
         cleaned = clean(raw_clue, max_chars=self.config.max_clue_chars,
                         max_words=self.config.max_clue_words)
         self.clue = cleaned.text
-        data: dict[str, Any] = {"attempt": self.attempt, "word": word, "clue": cleaned.text}
-        if cid:
-            data["call_id"] = cid
+        data: dict[str, Any] = {"attempt": self.attempt, "word": word, "clue": cleaned.text,
+                                **call}
         self.emit("clue_word", actor=giver, visibility=Visibility.only(giver), **data,
                   text=P.clue_word_text(word))
         clue_data: dict[str, Any] = {"attempt": self.attempt, "clue": cleaned.text,
@@ -244,11 +242,9 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         for seat, ans in answers.items():
             if ans.ok:
                 self.forfeits[seat] = 0
-                g, gid = ans.unwrap()
+                g, call = ans.unwrap()
                 guesses[seat] = g
-                gdata: dict[str, Any] = {"attempt": self.attempt, "word": g}
-                if gid:
-                    gdata["call_id"] = gid
+                gdata: dict[str, Any] = {"attempt": self.attempt, "word": g, **call}
                 self.emit("guess", actor=seat, **gdata)
             else:
                 guesses[seat] = None

@@ -70,29 +70,43 @@ def _string(call: ToolCall, key: str) -> str:
     return value
 
 
-def read_word(action: Action, tool: Tool) -> tuple[str, str | None]:
-    """(the word as written, the call id or None for a bare-text reply)."""
+def call_data(action: Action, call: ToolCall | None) -> dict[str, Any]:
+    """What an event keeps of the seat's own reply so its next request can show the same
+    tool call again: the call id, and the providers' opaque data (Gemini's thought
+    signatures) on the call and on the message."""
+    out: dict[str, Any] = {}
+    if call is not None and call.id:
+        out["call_id"] = call.id
+    if call is not None and call.provider_data:
+        out["call_data"] = dict(call.provider_data)
+    if action.provider_data:
+        out["message_data"] = dict(action.provider_data)
+    return out
+
+
+def read_word(action: Action, tool: Tool) -> tuple[str, dict[str, Any]]:
+    """(the word as written, its call data; empty for a bare-text reply)."""
     call = _call(action, tool)
     if call is not None:
-        return _string(call, "word"), call.id
+        return _string(call, "word"), call_data(action, call)
     text = action.text.strip()
     if not text:
         raise ParseError(f"no answer: call `{tool.name}` with your word")
     if len(text.split()) != 1:
         raise ParseError(f"call `{tool.name}` with one word (no explanation)")
-    return text, None
+    return text, call_data(action, None)
 
 
-def read_clue(action: Action) -> tuple[str, str, str | None]:
-    """(word, clue, call id)."""
+def read_clue(action: Action) -> tuple[str, str, dict[str, Any]]:
+    """(word, clue, call data)."""
     call = _call(action, GIVE_CLUE)
     if call is not None:
-        return _string(call, "word"), _string(call, "clue"), call.id
+        return _string(call, "word"), _string(call, "clue"), call_data(action, call)
     text = action.text.strip()
     word, sep, clue = text.partition(":")
     if not sep or len(word.split()) != 1 or not clue.strip():
         raise ParseError("call `give_clue` with your word and your clue")
-    return word.strip(), clue.strip(), None
+    return word.strip(), clue.strip(), call_data(action, None)
 
 
 # --- the system prompt ----------------------------------------------------------------
@@ -283,7 +297,10 @@ def _own_call(conv: Conversation, e: Event, tool: Tool, args: dict[str, Any]) ->
                        else f"{args['word']}: {args['clue']}")
         return
     conv.assistant("")
-    conv.attach_calls([ToolCall(tool.name, args, id=str(call_id))])
+    if e.data.get("message_data"):
+        conv.attach_provider_data(dict(e.data["message_data"]))
+    conv.attach_calls([ToolCall(tool.name, args, id=str(call_id),
+                                provider_data=dict(e.data.get("call_data") or {}))])
     conv.tool_result(str(call_id), _OWN_RESULT[e.type])
 
 
