@@ -16,8 +16,8 @@ import pytest
 
 from stille_post.cli.llm_seats import DEFAULT_MAX_OUTPUT_TOKENS, llm_session
 from stille_post.core.errors import ProviderError
-from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post.prompts import TOOL_NAMES
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.providers import Completion, create_provider
 from stille_post.providers.recording import cassette
 from stille_post.providers.retry import RetryPolicy
