@@ -327,3 +327,22 @@ def test_a_garbage_transcript_line_is_named_with_file_and_line(
         results: dict[str, Result]) -> None:
     r = results["report: a garbage line inside a transcript"]
     assert ".jsonl:2" in r.stderr
+
+
+def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import stille_post.cli as cli
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli, "app", broken)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["play"])
+    err = capsys.readouterr().err
+    assert info.value.code == 1 and len(err.strip().splitlines()) == 1
+    assert "RuntimeError: boom second line" in err and "--debug" in err
+    assert "Traceback" not in err
+    with pytest.raises(SystemExit) as info:
+        cli.main(["play", "--debug"])
+    assert info.value.code == 1 and "Traceback" in capsys.readouterr().err
