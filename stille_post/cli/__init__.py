@@ -40,8 +40,11 @@ for _name in _COMMAND_MODULES:
 
 
 def _one_line(text: str) -> str:
-    """Collapse a message to one line: the contract is one line on stderr per error."""
-    return " ".join(str(text).split()) or "unknown error"
+    """Collapse a message to one line (the contract is one line on stderr per error), with
+    every configured key masked: an error may quote what a server sent back."""
+    from stille_post.providers.secrets import redact
+
+    return redact(" ".join(str(text).split())) or "unknown error"
 
 
 def _debug_requested(argv: list[str]) -> bool:
