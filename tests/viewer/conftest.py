@@ -80,20 +80,25 @@ TIE_SCRIPTS = {1: ["alpha", "2", "2", "apple"], 2: ["beta", "1", "2", "apple"],
                3: ["gamma", "2", "2", "apple"], 4: ["delta", "1", "2", "apple"]}
 
 
-@pytest.fixture(scope="session")
-def chameleon_tie(viewer_tmp: Path) -> Path:
-    """A tied vote settled by the dealer, the chameleon caught, a wrong second-chance guess
-    (seed 3: the chameleon is Player 2, the secret word strawberry, the dealer Player 4)."""
+def play_tie(folder: Path, rule: str) -> Path:
+    """A tied vote under `rule` (seed 3: the chameleon is Player 2, the secret word
+    strawberry, the dealer Player 4)."""
     seats = []
     for seat, replies in TIE_SCRIPTS.items():
-        script = viewer_tmp / f"tie-seat{seat}.yaml"
+        script = folder / f"tie-seat{seat}.yaml"
         script.write_text("".join(f'- "{r}"\n' for r in replies), encoding="utf-8")
         seats.append(f"script:{script}")
-    out = viewer_tmp / "chameleon-tie.jsonl"
+    out = folder / f"chameleon-tie-{rule}.jsonl"
     proc = run_cli("play", "chameleon", "--seed", "3", "--players", ",".join(seats),
-                   "--set", "tie_rule=dealer", "--quiet", "--out", str(out))
+                   "--set", f"tie_rule={rule}", "--quiet", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def chameleon_tie(viewer_tmp: Path) -> Path:
+    """Settled by the dealer, the chameleon caught, a wrong second-chance guess."""
+    return play_tie(viewer_tmp, "dealer")
 
 
 @pytest.fixture(scope="session")

@@ -145,11 +145,15 @@ def test_the_card_is_a_grid_of_its_words(browser: Any, chameleon_seed3: Path) ->
     assert page.errors() == []
 
 
+# The tie game: a dealer, a re-ask, a wrong guess. Seed 3: the chameleon names the
+# secret word, so a correct guess is public before the reveal.
+@pytest.mark.parametrize("game", ["chameleon_tie", "chameleon_seed3"])
 def test_chameleon_view_never_marks_the_secret_before_the_reveal(
-        browser: Any, chameleon_tie: Path) -> None:
-    f = facts(chameleon_tie)
+        browser: Any, game: str, request: pytest.FixtureRequest) -> None:
+    path: Path = request.getfixturevalue(game)
+    f = facts(path)
     seat = f["chameleon"]
-    page = Page(browser, render(chameleon_tie), f"#view={seat}&seq=1")
+    page = Page(browser, render(path), f"#view={seat}&seq=1")
     view = [e.seq for e in f["transcript"].view(seat)]
     before = [s for s in view if s < f["reveal"]]
     control = [w for w in f["words"] if w.casefold() not in f["said"] and w != f["secret"]]
@@ -165,7 +169,7 @@ def test_chameleon_view_never_marks_the_secret_before_the_reveal(
             # The secret word is on the page exactly as often as a card word nobody said.
             assert text.count(f["secret"].casefold()) == text.count(control[0].casefold()) == 1
         checked += 1
-    assert checked >= 15, checked  # deal, clues, the tied vote, the dealer, the guess
+    assert checked >= 13, checked  # the deal, the clues, the vote, the verdict, the guess
     step_to(page, f["reveal"])
     # From the public reveal on, the chameleon sees the secret word marked too.
     assert secret_cell_differs(page, f["secret"]) != []
@@ -256,3 +260,35 @@ def test_the_round_reads_as_a_user_expects(browser: Any, chameleon_tie: Path) ->
     path = chameleon_view.screenshot("chameleon-tie-as-chameleon.png")
     assert path.stat().st_size > 10_000
     assert page.errors() == [] and chameleon_view.errors() == []
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    ("chameleon_wins", ["nobody is accused and the chameleon goes free",
+                        "The chameleon wins: nobody was accused."]),
+    ("random", ["one of the tied players is picked at random", "is accused."]),
+])
+def test_each_tie_rule_is_spelled_out(browser: Any, viewer_tmp: Path, rule: str,
+                                      expected: list[str]) -> None:
+    from .conftest import play_tie
+
+    path = play_tie(viewer_tmp, rule)
+    page = Page(browser, render(path), "#view=all&seq=999999")
+    board = page.by_id("board").text.replace("\n", " ")
+    assert "Tie between Player 1 and Player 2." in board
+    assert all(e in board for e in expected), board
+    assert page.errors() == []
+
+
+def test_a_void_game_says_why(browser: Any, viewer_tmp: Path) -> None:
+    from .helpers import run_cli
+
+    bad = viewer_tmp / "bad-seat.yaml"
+    bad.write_text('- "two words"\n- "still two words"\n', encoding="utf-8")
+    out = viewer_tmp / "void.jsonl"
+    proc = run_cli("play", "chameleon", "--seed", "3", "--players",
+                   f"heuristic,heuristic,script:{bad},heuristic", "--quiet", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    page = Page(browser, render(out), "#view=all&seq=999999")
+    assert "the game is void" in page.by_id("board").text
+    assert "void game" in page.by_id("seats").text
+    assert page.errors() == []

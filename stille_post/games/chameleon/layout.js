@@ -173,13 +173,10 @@
     function verdictSection(f) {
       const s = section("Verdict");
       const a = f.accusation;
-      if (a) {
+      if (a && a.seat !== null && a.seat !== undefined) {
         const p = el("p", "board-line");
-        if (a.seat === null || a.seat === undefined) p.textContent = "Nobody is accused.";
-        else {
-          p.appendChild(seatChip(a.seat, "accused"));
-          p.appendChild(document.createTextNode(a.chameleon_caught ? " is the chameleon." : " is not the chameleon."));
-        }
+        p.appendChild(seatChip(a.seat, "accused"));
+        p.appendChild(document.createTextNode(a.chameleon_caught ? " is the chameleon." : " is not the chameleon."));
         s.appendChild(p);
       }
       if (f.secondChance !== null && !f.guess) {
@@ -193,11 +190,16 @@
         p.appendChild(el("span", "verdict " + (f.guess.correct ? "correct" : "wrong"), f.guess.correct ? "correct" : "wrong"));
         s.appendChild(p);
       }
-      if (f.over) {
-        const fail = f.over.outcome === "Fail";
-        s.appendChild(el("p", "board-line board-big", fail ? str(f.over.text) : OUTCOMES[f.over.outcome] || str(f.over.text)));
-      }
+      if (f.over) s.appendChild(el("p", "board-line board-big", outcomeText(f)));
       return s;
+    }
+
+    function outcomeText(f) {
+      const o = f.over.outcome;
+      if (o === "Fail") return str(f.over.text); // says why the game is void
+      const nobody = f.accusation && (f.accusation.seat === null || f.accusation.seat === undefined);
+      if (o === "MisidentifiedLoss" && nobody) return "The chameleon wins: nobody was accused.";
+      return OUTCOMES[o] || str(f.over.text);
     }
 
     // Who won, once the outcome and the chameleon are both known to this view.
@@ -244,7 +246,7 @@
           if (f.dealer === seat) tags.push({ text: "dealer" });
           if (f.accusation && f.accusation.seat === seat) tags.push({ text: "accused" });
           let status = Object.prototype.hasOwnProperty.call(f.words, seat) ? "said “" + f.words[seat] + "”" : "in the game";
-          if (won) status = won.indexOf(seat) !== -1 ? "won" : "lost";
+          if (won) status = won.indexOf(seat) !== -1 ? "won" : won.length ? "lost" : "void game";
           out[seat] = { status, won: Boolean(won && won.indexOf(seat) !== -1), gone: false, tags };
         });
         return out;
@@ -309,12 +311,13 @@
           const li = row(accused && d.chameleon_caught ? "gm result" : "out", accused ? d.seat : null);
           li.appendChild(head(ev, gmLabel()));
           const p = el("p", "out-line");
-          p.appendChild(el("span", "badge " + (d.chameleon_caught ? "win-badge" : "out-badge"), "ACCUSED"));
           if (accused) {
+            p.appendChild(el("span", "badge " + (d.chameleon_caught ? "win-badge" : "out-badge"), "ACCUSED"));
             p.appendChild(seatLabel(d.seat));
             p.appendChild(document.createTextNode(d.chameleon_caught ? " is the chameleon." : " is not the chameleon."));
           } else {
-            p.appendChild(document.createTextNode("nobody: the chameleon escapes."));
+            p.appendChild(el("span", "badge out-badge", "NOBODY ACCUSED"));
+            p.appendChild(document.createTextNode("The chameleon escapes."));
           }
           li.appendChild(p);
           return li;
