@@ -74,6 +74,8 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
 
 def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """(the line as an object, None) or (None, the reason it is unusable)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # the byte-order mark some editors put first in a file: not damage
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

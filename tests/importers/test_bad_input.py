@@ -163,3 +163,10 @@ def test_cli_usage_errors_exit_2(cli: Any, logs: Path, tmp_path: Path, args: lis
     code, _out, err = cli("import", "elimination-logs", *argv)
     assert code == 2, err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_byte_order_mark_and_crlf_are_not_damage(logs: Path, tmp_path: Path) -> None:
+    raw = (logs / GOOD).read_bytes().replace(b"\n", b"\r\n")
+    (tmp_path / "g.jsonl").write_bytes(b"\xef\xbb\xbf" + raw)
+    stats = import_logs([tmp_path / "g.jsonl"], tmp_path / "out")
+    assert stats.imported == 1 and not stats.skipped
