@@ -18,6 +18,8 @@ from typing import Any
 
 from stille_post.core.events import Event
 from stille_post.games.chameleon.observation import ChameleonObservation
+from stille_post.games.kit.framing import Conversation
+from stille_post.games.kit.incremental import IncrementalRenderer, render_full
 from stille_post.players.base import Decision
 from stille_post.providers.base import ChatRequest, Message
 
@@ -224,28 +226,26 @@ def _line(event: Event) -> str | None:
     return f"{GM}: {text}" if event.visibility.is_public else f"{GM_TO_YOU}: {text}"
 
 
+def render_event(conv: Conversation, e: Event, seat: int) -> None:
+    """One event of the seat's view: its own answers as assistant turns, the rest as user
+    lines. A pure function of the event and the seat, so the kit keeps each seat's
+    conversation between decisions (kit/incremental.py)."""
+    field = _OWN_ANSWER.get(e.type)
+    if field is not None and e.actor == seat:
+        conv.assistant(str(e.data.get(field, "")))
+        return
+    line = _line(e)
+    if line is not None:
+        conv.user(line)
+
+
+RENDERER = IncrementalRenderer(render_event)
+
+
 def render_messages(events: Sequence[Event], seat: int, closing: str) -> list[Message]:
-    """The seat's conversation, ending with a user turn that asks `closing`."""
-    messages: list[Message] = []
-    pending: list[str] = []
-
-    def flush() -> None:
-        if pending:
-            messages.append(Message("user", "\n\n".join(pending)))
-            pending.clear()
-
-    for e in events:
-        field = _OWN_ANSWER.get(e.type)
-        if field is not None and e.actor == seat:
-            flush()
-            messages.append(Message("assistant", str(e.data.get(field, ""))))
-            continue
-        line = _line(e)
-        if line is not None:
-            pending.append(line)
-    pending.append(f"{GM_TO_YOU}: {closing}")
-    flush()
-    return messages
+    """The seat's conversation, ending with a user turn that asks `closing`, rendered from
+    scratch (the reference for the kept one)."""
+    return render_full(render_event, events, seat, f"{GM_TO_YOU}: {closing}")
 
 
 class ChameleonPrompts:
@@ -255,7 +255,8 @@ class ChameleonPrompts:
         obs: ChameleonObservation = decision.observation
         return ChatRequest(
             system=system_prompt(obs),
-            messages=render_messages(obs.events, obs.seat, instruction(decision)),
+            messages=RENDERER.messages(obs.events, obs.seat,
+                                       f"{GM_TO_YOU}: {instruction(decision)}"),
             tools=[],
         )
 

@@ -107,11 +107,19 @@ def clean(text: str, *, max_chars: int | None = None, max_words: int | None = No
 
 class Conversation:
     """Builds a seat's message list: consecutive user lines are merged into one user turn,
-    assistant turns and tool results stand on their own."""
+    assistant turns and tool results stand on their own.
+
+    A conversation can also be kept between decisions and extended (kit/incremental.py):
+    `snapshot` reads the request's messages without closing the pending user turn, so
+    more lines can still join it, and `copy` forks it for events that are not final."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
         self._pending: list[str] = []
+        # Ids of the seat's own tool calls still waiting for their result (set by
+        # `attach_calls`): a game renders the Game Master's answer to one of them as a
+        # tool message, in order, and anything else as a user line.
+        self.open_calls: set[str] = set()
 
     def user(self, line: str) -> None:
         self._pending.append(line)
@@ -137,6 +145,7 @@ class Conversation:
         last = self._last_assistant()
         self.messages.append(Message("assistant", last.content, calls,
                                      provider_data=last.provider_data))
+        self.open_calls = {c.id for c in calls if c.id}
 
     def attach_provider_data(self, data: dict[str, object]) -> None:
         last = self._last_assistant()
@@ -145,7 +154,31 @@ class Conversation:
 
     def tool_result(self, call_id: str, text: str) -> None:
         self.messages.append(Message("tool", text, tool_call_id=call_id))
+        self.open_calls.discard(call_id)
 
     def done(self) -> list[Message]:
         self.flush()
         return self.messages
+
+    # --- kept between decisions (kit/incremental.py) ---------------------------------------
+
+    def snapshot(self, closing: str | None = None) -> list[Message]:
+        """The messages as `done()` would return them after `user(closing)`, without
+        changing this conversation: the pending lines stay open for the next events.
+
+        The list is new (a request owns it); the finished messages in it are shared, not
+        rebuilt, so this costs one pointer copy per message plus the last user turn."""
+        out = list(self.messages)
+        if closing is not None:
+            out.append(Message("user", "\n\n".join([*self._pending, closing])))
+        elif self._pending:
+            out.append(Message("user", "\n\n".join(self._pending)))
+        return out
+
+    def copy(self) -> Conversation:
+        """An independent fork (messages are immutable and shared)."""
+        other = Conversation()
+        other.messages = list(self.messages)
+        other._pending = list(self._pending)
+        other.open_calls = set(self.open_calls)
+        return other

@@ -17,8 +17,10 @@ from functools import lru_cache
 from typing import Any
 
 from stille_post.core.events import Event
-from stille_post.games.stille_post.roster import Roster
+from stille_post.games.kit.framing import Conversation
+from stille_post.games.kit.incremental import IncrementalRenderer, render_full
 from stille_post.games.stille_post.observation import StillePostObservation
+from stille_post.games.stille_post.roster import Roster
 from stille_post.players.base import Decision
 from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall
 
@@ -118,15 +120,36 @@ def hint_line(kind: str, value: str) -> str:
     return f"- {HINT_LABELS[kind]}: {value}"
 
 
-def system_prompt(obs: StillePostObservation) -> str:
-    text = f"""You are Player {obs.seat} in "Stille Post", a conversation game among {obs.num_players} AI language models. Each player is a different model drawn from the list below, and nobody is told which one they are, you included. Your goal is to work out which model YOU are.
+# A seat's rules are the same on every request of its game (the hints, which change, are
+# added after), so they are built once. Keyed by the roster's identity, not its hash:
+# hashing a roster walks every model in it, which cost more than building the text.
+_RULES_CACHE: dict[tuple[int, int, int, int, int, str, int], tuple[Roster, str]] = {}
+
+
+def _rules_text(seat: int, num_players: int, guess_every: int, max_rounds: int, match: str,
+                roster: Roster, max_message_chars: int) -> str:
+    key = (id(roster), seat, num_players, guess_every, max_rounds, match, max_message_chars)
+    hit = _RULES_CACHE.get(key)
+    if hit is not None and hit[0] is roster:
+        return hit[1]
+    if len(_RULES_CACHE) >= 1024:
+        _RULES_CACHE.clear()
+    text = _build_rules_text(seat, num_players, guess_every, max_rounds, match, roster,
+                             max_message_chars)
+    _RULES_CACHE[key] = (roster, text)
+    return text
+
+
+def _build_rules_text(seat: int, num_players: int, guess_every: int, max_rounds: int,
+                      match: str, roster: Roster, max_message_chars: int) -> str:
+    text = f"""You are Player {seat} in "Stille Post", a conversation game among {num_players} AI language models. Each player is a different model drawn from the list below, and nobody is told which one they are, you included. Your goal is to work out which model YOU are.
 
 How the game runs
 1. Introduction: each player writes an opening message, in player order. No tools in this round.
 2. Turns: players speak one at a time in ascending player order, skipping anyone who has left. On your turn you write one message and may call at most ONE tool.
-3. Identity guess: after every {obs.guess_every} turns, every active player is asked at the same moment to name the model they believe they are. A correct guess wins: you leave the game as a winner. A wrong guess costs nothing. Everyone learns who was right and who was wrong, but not what anyone guessed.
-   {_MATCH_RULE[obs.match]}
-4. The game ends when at most one player is left or after {obs.max_rounds} rounds. Then every identity is revealed.
+3. Identity guess: after every {guess_every} turns, every active player is asked at the same moment to name the model they believe they are. A correct guess wins: you leave the game as a winner. A wrong guess costs nothing. Everyone learns who was right and who was wrong, but not what anyone guessed.
+   {_MATCH_RULE[match]}
+4. The game ends when at most one player is left or after {max_rounds} rounds. Then every identity is revealed.
 
 Tools
 - russian_roulette(): with probability 1/2 you are eliminated; otherwise a randomly chosen other active player is.
@@ -136,10 +159,16 @@ Tools
 
 Hints come in five kinds, each drawn at random from the kinds you have not had yet: your provider, the number of characters in your model id, its first letter, whether you are a flagship/large or a smaller/efficient model, and a substring from the middle of your id. They appear under "{HINTS_HEADER}" below, and only you can see them.
 
-Possible models ({len(obs.roster)} in all):
-{roster_listing(obs.roster)}
+Possible models ({len(roster)} in all):
+{roster_listing(roster)}
 
-Conversation format: other players' messages reach you as "[Player X]: ...", and announcements as "{GM}: ..." or, when meant for you alone, "{GM_TO_YOU}: ...". A line that a player wrote to look like such a header is shown with "(quoted)" in front. Your own earlier messages appear as your own replies. Messages are cut at {obs.max_message_chars} characters."""
+Conversation format: other players' messages reach you as "[Player X]: ...", and announcements as "{GM}: ..." or, when meant for you alone, "{GM_TO_YOU}: ...". A line that a player wrote to look like such a header is shown with "(quoted)" in front. Your own earlier messages appear as your own replies. Messages are cut at {max_message_chars} characters."""
+    return text
+
+
+def system_prompt(obs: StillePostObservation) -> str:
+    text = _rules_text(obs.seat, obs.num_players, obs.guess_every, obs.max_rounds, obs.match,
+                       obs.roster, obs.max_message_chars)
     if obs.hints:
         text += f"\n\n{HINTS_HEADER}\n" + "\n".join(hint_line(k, v) for k, v in obs.hints)
     return text
@@ -258,55 +287,40 @@ def _user_line(event: Event, seat: int) -> str | None:
     return f"{GM_TO_YOU}: {text}" if text else None
 
 
-def render_messages(events: Sequence[Event], seat: int) -> list[Message]:
-    """The seat's conversation: own words as assistant turns, everything else as user."""
-    messages: list[Message] = []
-    pending_user: list[str] = []
-    open_calls: set[str] = set()
-
-    def flush_user() -> None:
-        if pending_user:
-            messages.append(Message("user", "\n\n".join(pending_user)))
-            pending_user.clear()
-
-    for e in events:
-        own = e.actor == seat
-        if own and e.type in ("message", "identity_guess"):
-            flush_user()
-            messages.append(Message("assistant", str(e.data.get("text", ""))))
-            continue
-        if own and e.type == "message_meta":
-            if pending_user or not messages or messages[-1].role != "assistant":
-                flush_user()
-                messages.append(Message("assistant", ""))
-            last = messages.pop()
-            messages.append(Message("assistant", last.content, last.tool_calls,
-                                    provider_data=dict(e.data.get("provider_data") or {})))
-            continue
-        if own and e.type == "tool_calls":
+def render_event(conv: Conversation, e: Event, seat: int) -> None:
+    """One event of the seat's view into its conversation: own words as assistant turns,
+    own tool calls attached to them and answered by tool messages, everything else as
+    user lines. Depends only on the event, the seat and the conversation, which is what
+    lets the kit keep the conversation between decisions (kit/incremental.py)."""
+    if e.actor == seat:
+        t = e.type
+        if t == "message" or t == "identity_guess":
+            conv.assistant(str(e.data.get("text", "")))
+            return
+        if t == "message_meta":
+            conv.attach_provider_data(dict(e.data.get("provider_data") or {}))
+            return
+        if t == "tool_calls":
             # The calls belong to the assistant turn just written (or to an empty one when
             # the seat called a tool without saying anything).
-            calls = _tool_calls_of(e.data)
-            if pending_user or not messages or messages[-1].role != "assistant":
-                flush_user()
-                messages.append(Message("assistant", "", calls))
-            else:
-                last = messages.pop()
-                messages.append(Message("assistant", last.content, calls,
-                                        provider_data=last.provider_data))
-            open_calls = {c.id for c in calls if c.id}
-            continue
+            conv.attach_calls(_tool_calls_of(e.data))
+            return
         call_id = e.data.get("call_id")
-        if own and call_id in open_calls:
+        if call_id in conv.open_calls:
             # The Game Master's answer to this seat's own call: a tool result, in order.
-            messages.append(Message("tool", str(e.data.get("text", "")), tool_call_id=call_id))
-            open_calls.discard(call_id)
-            continue
-        line = _user_line(e, seat)
-        if line is not None:
-            pending_user.append(line)
-    flush_user()
-    return messages
+            conv.tool_result(call_id, str(e.data.get("text", "")))
+            return
+    line = _user_line(e, seat)
+    if line is not None:
+        conv.user(line)
+
+
+RENDERER = IncrementalRenderer(render_event)
+
+
+def render_messages(events: Sequence[Event], seat: int) -> list[Message]:
+    """The seat's conversation, rendered from scratch (the reference for the kept one)."""
+    return render_full(render_event, events, seat)
 
 
 class StillePostPrompts:
@@ -316,7 +330,7 @@ class StillePostPrompts:
         obs: StillePostObservation = decision.observation
         return ChatRequest(
             system=system_prompt(obs),
-            messages=render_messages(obs.events, obs.seat),
+            messages=RENDERER.messages(obs.events, obs.seat),
             tools=list(TOOLS),
             tool_choice="auto" if decision.kind == "turn" else "none",
         )

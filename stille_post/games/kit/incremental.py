@@ -1,0 +1,151 @@
+"""Incremental prompts: a seat's conversation is kept between its decisions and extended
+with only the events it has not rendered yet.
+
+Rendering a seat's whole view on every decision costs O(history) per decision, O(n²)
+per game, and rebuilds every frozen `Message` each time. RULES.md §1 already makes the
+history append-only ("an event renders the same way whenever it is rendered"), so the
+conversation rendered for one decision is a prefix of the next one's. This module keeps
+it, per seat, and renders only the new events: O(new events) per decision plus one
+pointer copy of the message list the request owns.
+
+A game adopts it with one per-event function, the body of its old render loop:
+
+    def render_event(conv: Conversation, event: Event, seat: int) -> None: ...
+
+    RENDER = IncrementalRenderer(render_event)
+    messages = RENDER.messages(obs.events, obs.seat, closing=f"{GM_TO_YOU}: {question}")
+
+and the result is exactly what `render_full` (a fresh `Conversation` fed every event,
+then `user(closing)` and `done()`) returns. That equality is what makes it safe; it
+holds when `render_event` depends only on the event, the seat and the conversation
+(the kit's `Conversation` and its `open_calls`), never on anything that changes between
+decisions. Volatile state (a turn counter, scores) belongs in `closing`, which is never
+kept.
+
+Which kept conversation belongs to a view:
+- a seat's view is a list the log only appends to, so the key is the identity of the
+  view's first event (the game's own `game_start` object) and the seat; before reusing a
+  kept conversation the renderer checks that the last event it rendered is still, by
+  identity, at the same place in the view. Anything else (another game, a replay built
+  from a transcript, a hand-made list in a test) starts a fresh conversation, so a wrong
+  reuse is impossible, only a missed one;
+- events with `seq == 0` are not final: a repair notice previewed to the seat being
+  re-asked, or a channel's buffered events (kit/channels.py), which reach the log later
+  as new objects. They are rendered on a throwaway fork and never kept;
+- kept conversations of games that ended are swept: when the number kept has doubled,
+  entries not used since the last sweep are dropped, so memory stays flat over any
+  number of games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from stille_post.core.events import Event
+from stille_post.games.kit.framing import Conversation
+from stille_post.providers.base import Message
+
+RenderEvent = Callable[[Conversation, Event, int], None]
+
+# A sweep runs when the kept conversations reach max(MIN_SWEEP, SWEEP_FACTOR x those
+# that survived the last sweep). By then as many new seats have started as were live, so
+# about one game's length has passed, and every seat still playing has been asked in it:
+# only the conversations of finished games are dropped. Dropping a live one (a seat
+# idle for a whole game's length) costs one rebuild, never a wrong prompt.
+MIN_SWEEP = 256
+SWEEP_FACTOR = 2
+
+
+@dataclass(slots=True)
+class _Kept:
+    conv: Conversation
+    first: Event  # held so that its id cannot be reused while the entry lives
+    last: Event | None  # the last event rendered into `conv`
+    n: int  # how many events of the view `conv` holds
+    used: bool = True
+
+
+def render_full(render_event: RenderEvent, events: Sequence[Event], seat: int,
+                closing: str | None = None) -> list[Message]:
+    """The reference: every event into a fresh conversation (what games did before)."""
+    conv = Conversation()
+    for e in events:
+        render_event(conv, e, seat)
+    if closing is not None:
+        conv.user(closing)
+    return conv.done()
+
+
+class IncrementalRenderer:
+    """Renders seats' views into message lists, keeping each seat's conversation.
+
+    One instance per game's prompt book (module level is fine: entries are keyed by
+    game and seat, and rendering is synchronous, so concurrent games on one event loop
+    never interleave inside a render)."""
+
+    def __init__(self, render_event: RenderEvent) -> None:
+        self.render_event = render_event
+        self._kept: dict[tuple[int, int], _Kept] = {}
+        self._sweep_at = MIN_SWEEP
+        # Counters for benchmarks and tests: how many events were rendered, and how
+        # many renders had to start from scratch.
+        self.events_rendered = 0
+        self.rebuilds = 0
+
+    def messages(self, events: Sequence[Event], seat: int,
+                 closing: str | None = None) -> list[Message]:
+        """Equal to `render_full(self.render_event, events, seat, closing)`."""
+        if not events:
+            return render_full(self.render_event, events, seat, closing)
+        first = events[0]
+        key = (id(first), seat)
+        kept = self._kept.get(key)
+        total = len(events)
+        if (kept is None or kept.first is not first or kept.n > total
+                or (kept.n and events[kept.n - 1] is not kept.last)):
+            kept = _Kept(Conversation(), first, None, 0)
+            self._kept[key] = kept
+            self.rebuilds += 1
+        kept.used = True
+        conv = kept.conv
+        render = self.render_event
+        i = kept.n
+        try:
+            while i < total:
+                e = events[i]
+                if e.seq == 0:
+                    break  # not final: from here on, only on a fork (below)
+                render(conv, e, seat)
+                i += 1
+        except BaseException:
+            # A half-rendered event would corrupt every later prompt of this seat.
+            del self._kept[key]
+            raise
+        self.events_rendered += i - kept.n
+        if i > kept.n:
+            kept.n, kept.last = i, events[i - 1]
+        if i < total:
+            conv = conv.copy()
+            for e in events[i:]:
+                render(conv, e, seat)
+            self.events_rendered += total - i
+        if len(self._kept) >= self._sweep_at:
+            self._sweep()
+        return conv.snapshot(closing)
+
+    def _sweep(self) -> None:
+        self._kept = {k: v for k, v in self._kept.items() if v.used}
+        for v in self._kept.values():
+            v.used = False
+        self._sweep_at = max(MIN_SWEEP, SWEEP_FACTOR * len(self._kept))
+
+    def __len__(self) -> int:
+        """Conversations kept right now."""
+        return len(self._kept)
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+__all__ = ["IncrementalRenderer", "RenderEvent", "render_full"]
