@@ -126,7 +126,7 @@ def record(kind: str) -> None:
     if kind == "openai-compatible":
         base_urls, rewrite, header = None, None, R.REAL_HEADER
     else:
-        server.decide = elimination_policy  # type: ignore[assignment]
+        server.decide = elimination_policy
         emu = server.Emulator(kind).start()
         base_urls = {kind: emu.base_url}
         rewrite = {emu.origin: server.REAL_ORIGINS[kind]}
