@@ -3,6 +3,11 @@
  * Safety rule: text from the transcript (model output above all) reaches the page only
  * through textContent. Nothing here assigns innerHTML.
  *
+ * Anti-spoiler rule: the document holds only what the chosen perspective has seen up
+ * to the current step. Later timeline entries and the final table are detached (not
+ * hidden), the embedded data block is removed once parsed, and a game's layout is given
+ * the perspective's events up to the cursor (the whole record only when omniscient).
+ *
  * The pure functions at the top have no DOM and are also loaded by node in the tests,
  * which compare visibleTo/eventsFor with the engine's Python rule.
  */
