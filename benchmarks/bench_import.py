@@ -32,11 +32,17 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
 
 
-def game_lines(i: int, words: int) -> list[str]:
+def game_lines(i: int, scale: float = 1.0) -> list[str]:
     """One eight-seat game in the published format: six rounds of public statements,
     proposals, pairs, three private subrounds, votes with reasons (a tie now and then),
-    then the final and the jury. `words` sets the length of a statement."""
+    then the final and the jury. Texts run up to `scale` times their word limits (the
+    published models often wrote past them)."""
     rng = random.Random(i)
+
+    def say(limit: int) -> str:
+        n = max(2, round(limit * scale))
+        return _text(rng, rng.randint(n // 2, n))
+
     gid = str(1754000000000000 + i)
     models = rng.sample(MODELS, 8)
     pid = {s: f"Player{s}_Game{gid}_{models[s - 1]}" for s in range(1, 9)}
@@ -51,9 +57,10 @@ def game_lines(i: int, words: int) -> list[str]:
     while len(active) > 2:
         rnd += 1
         for s in rng.sample(active, len(active)):
-            n = 39_834 if i == 7 and rnd == 1 and s == active[0] else words
+            huge = i == 7 and rnd == 1 and s == active[0]  # one message of 39,834 words
             add("conversation", round=rnd, subround=0, player_id=pid[s],
-                message="" if rng.random() < 0.002 else _text(rng, rng.randint(n // 2, n)))
+                message="" if rng.random() < 0.002 else
+                _text(rng, 39_834) if huge else say(80))
         order = rng.sample(active, len(active))
         pairs = [order[j:j + 2] for j in range(0, len(order) - 1, 2)]
         for a, b in pairs:
@@ -66,7 +73,7 @@ def game_lines(i: int, words: int) -> list[str]:
             for a, b in pairs:
                 for x, y in ((a, b), (b, a)):
                     add("private", round=rnd, subround=sub, speaker_id=pid[x], target_id=pid[y],
-                        message=_text(rng, rng.randint(limit // 2, limit)))
+                        message=say(limit))
         loser = rng.choice(active)
         tie = rng.random() < 0.15 and len(active) > 3
         rival = rng.choice([s for s in active if s != loser])
@@ -82,7 +89,7 @@ def game_lines(i: int, words: int) -> list[str]:
                     votes[s] = loser if k < half else rival
         for s, t in votes.items():
             add("private_vote_reason", voter_id=pid[s], target_id=pid[t],
-                reason=_text(rng, rng.randint(5, 40)))
+                reason=say(40))
         for s, t in votes.items():
             add("vote", round=rnd, voter_id=pid[s], target_id=pid[t], public_vote=False,
                 timestamp=f"2025-08-{1 + i % 28:02d}T10:{rnd:02d}:00")
@@ -91,11 +98,11 @@ def game_lines(i: int, words: int) -> list[str]:
         if len(leaders) > 1:
             for s in leaders:
                 add("conversation", round=rnd, subround=0, player_id=pid[s],
-                    message=_text(rng, rng.randint(10, 50)))
+                    message=say(50))
             for s in active:
                 if s not in leaders:
                     add("private_revote_reason", voter_id=pid[s], target_id=pid[loser],
-                        reason=_text(rng, 10))
+                        reason=say(20))
                     add("vote", round=rnd, voter_id=pid[s], target_id=pid[loser],
                         public_vote=False)
             loser = loser if loser in leaders else leaders[0]
@@ -106,11 +113,10 @@ def game_lines(i: int, words: int) -> list[str]:
         add("elimination", round=rnd, eliminated_player=pid[loser], tie_break=len(leaders) > 1,
             random_pick=False)
     for s in active:
-        add("conversation", round=rnd + 1, subround=0, player_id=pid[s],
-            message=_text(rng, rng.randint(words // 2, words)))
+        add("conversation", round=rnd + 1, subround=0, player_id=pid[s], message=say(80))
     jury = {s: rng.choice(active) for s in eliminated}
     for s, t in jury.items():
-        add("private_jury_reason", voter_id=pid[s], target_id=pid[t], reason=_text(rng, 20))
+        add("private_jury_reason", voter_id=pid[s], target_id=pid[t], reason=say(40))
     tally = {f: list(jury.values()).count(f) for f in active}
     out_final = max(active, key=lambda f: (tally[f], f))
     winner = next(s for s in active if s != out_final)
@@ -123,18 +129,22 @@ def game_lines(i: int, words: int) -> list[str]:
 def generate(folder: Path, games: int, megabytes: float) -> int:
     """Write `games` files totalling about `megabytes`; reuse a folder already made."""
     stamp = folder / ".bench-import.json"
-    want = {"games": games, "mb": megabytes, "v": 2}
+    want = {"games": games, "mb": megabytes, "v": 4}
     if stamp.exists() and json.loads(stamp.read_text()) == want:
         return sum(p.stat().st_size for p in folder.glob("*.jsonl"))
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    # Game 7 holds the one enormous message: left out of the probe, it would skew it.
-    probe = sum(len(x) + 1 for i in range(20, 40) for x in game_lines(i, 80)) / 20
-    # A statement's words scale most of a game's bytes; aim at the per-game budget.
-    words = max(20, round(80 * (megabytes * 1e6 / games) / probe))
+    # A game's bytes are about linear in the text scale (ids and fields are fixed): probe
+    # two scales and solve for the per-game budget. Game 7 holds the one enormous
+    # message: left out of the probe, it would skew it.
+    def probe(scale: float) -> float:
+        return sum(len(x) + 1 for i in range(20, 40) for x in game_lines(i, scale)) / 20
+
+    low, high = probe(1.0), probe(2.0)
+    scale = max(0.2, 1.0 + (megabytes * 1e6 / games - low) / (high - low))
     total = 0
     for i in range(games):
-        text = "\n".join(game_lines(i, words)) + "\n"
+        text = "\n".join(game_lines(i, scale)) + "\n"
         (folder / f"game_{i:05d}.jsonl").write_text(text, encoding="utf-8")
         total += len(text.encode("utf-8"))
     stamp.write_text(json.dumps(want))
