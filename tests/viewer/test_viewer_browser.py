@@ -151,7 +151,8 @@ def test_planted_script_does_not_run(browser: Any, planted: Path) -> None:
     assert "<script>window.__pwned = 1</script>" in first_message.text
     assert '<img src=x onerror="window.__pwned = 2">' in first_message.text
     card = browser.find_element("css selector", '.seat-card[data-seat="2"] .seat-kind')
-    assert card.text.startswith("<b>bot</b></title><script>")
+    # hidden until "Show models and players": read its text, not its rendering
+    assert card.get_attribute("textContent").startswith("<b>bot</b></title><script>")
     assert page.errors() == []
 
 
