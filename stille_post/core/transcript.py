@@ -2,9 +2,16 @@
 
 Line 1 is the header (format version, game, config, seed, seats, package version).
 Then one line per event. The last line is the result (`completed` or `aborted`,
-placements, per-seat usage). Every line is flushed as it is written, so a crash or a
-`kill -9` loses at most the line being written, and a transcript without a result line
-is recognisably incomplete.
+placements, per-seat usage).
+
+Durability: only a transcript with a result line counts as complete (`Transcript.complete`,
+`results.is_complete`), and a tournament redoes every incomplete game on resume. So
+events are buffered and written in batches (every `BATCH_LINES` lines, or when the last
+write is `BATCH_SECONDS` old, so a slow LLM game still reaches the disk as it goes);
+the result line is written with whatever is buffered, flushed and fsynced before the
+file is closed. A crash or `kill -9` loses at most the buffered events of an unfinished
+game, which was going to be replayed anyway; Ctrl-C or an exception still writes them,
+followed by an `aborted` result.
 
 Wall-clock data lives only under the `timing` key of the header and the result, so
 `canonical_text` can drop it and two runs of one seed compare byte for byte.
@@ -13,8 +20,10 @@ Wall-clock data lives only under the `timing` key of the header and the result, 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -25,27 +34,56 @@ from stille_post.core.events import Event, visible_to
 
 FORMAT_VERSION = 1
 
+# Write the buffered lines when this many are waiting, or when the oldest is this old.
+BATCH_LINES = 256
+BATCH_SECONDS = 1.0
+
+# Whether `TranscriptWriter.result` fsyncs the file (the default for a writer built
+# without `fsync=`). The tournament runner turns it off for its games: it fsyncs
+# finished transcripts off the event loop (an fsync costs milliseconds, a bot game less)
+# or, with `durable=False`, not at all.
+FSYNC_RESULTS: ContextVar[bool] = ContextVar("stille_post_fsync_results", default=True)
+
+# One encoder, built once: `json.dumps` with options builds a new encoder per call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODE(obj)
 
 
 class TranscriptWriter:
     """Streams a game to a JSONL file. Use as a context manager: leaving the block
-    without a result (an exception, Ctrl-C) still closes the file with an `aborted` line."""
+    without a result (an exception, Ctrl-C) still writes the buffered events and closes
+    the file with an `aborted` line."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, fsync: bool | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
         self._finished = False
         self._t0 = time.monotonic()
+        self.fsync = FSYNC_RESULTS.get() if fsync is None else fsync
+        self._buffer: list[str] = []
+        self._buffered_since = 0.0
 
     def _write(self, obj: Mapping[str, Any]) -> None:
         if self._fh is None:
             raise RuntimeError(f"transcript {self.path} is already closed")
-        self._fh.write(dumps(obj) + "\n")
-        self._fh.flush()
+        buffer = self._buffer
+        if not buffer:
+            self._buffered_since = time.monotonic()
+        buffer.append(_ENCODE(obj))
+        if len(buffer) >= BATCH_LINES or time.monotonic() - self._buffered_since >= BATCH_SECONDS:
+            self._drain()
+
+    def _drain(self) -> None:
+        """Write the buffered lines and hand them to the OS (no fsync)."""
+        if self._buffer and self._fh is not None:
+            self._buffer.append("")  # the last line's newline
+            self._fh.write("\n".join(self._buffer))
+            self._buffer.clear()
+            self._fh.flush()
 
     def header(
         self,
@@ -84,7 +122,9 @@ class TranscriptWriter:
         usage: Mapping[int, Mapping[str, Any]] | None = None,
         summary: Mapping[str, Any] | None = None,
     ) -> None:
-        self._write(
+        if self._fh is None:
+            raise RuntimeError(f"transcript {self.path} is already closed")
+        self._buffer.append(_ENCODE(
             {
                 "kind": "result",
                 "status": status,
@@ -94,14 +134,20 @@ class TranscriptWriter:
                 "summary": dict(summary or {}),
                 "timing": {"seconds": round(time.monotonic() - self._t0, 4)},
             }
-        )
+        ))
+        self._drain()
+        if self.fsync:
+            os.fsync(self._fh.fileno())
         self._finished = True
         self.close()
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            try:
+                self._drain()
+            finally:
+                self._fh.close()
+                self._fh = None
 
     def __enter__(self) -> TranscriptWriter:
         return self

@@ -8,18 +8,31 @@ Why this is crash-safe:
   or a row whose transcript is complete.
 - SQLite's write-ahead log makes each commit atomic; `id` is the primary key, so a game
   can never be counted twice, even by a buggy caller.
+
+One transaction for many games: `add` inserts at once (a duplicate raises at once), and
+when games finish fast (within `COMMIT_SECONDS` of the last commit) it commits only when
+`COMMIT_ROWS` rows are waiting or the open transaction is `COMMIT_SECONDS` old;
+`flush`/`close` commit the rest (the runner also flushes on a timer). A crash can therefore lose
+the last uncommitted rows, never a transcript: their games are complete on disk, and a
+resume (or `report`) indexes a complete transcript without a row from the file itself
+(`results.row_from_transcript`), so nothing is played twice.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 INDEX_FILE = "index.sqlite"
+
+# Commit the open transaction when this many rows wait, or when it is this old.
+COMMIT_ROWS = 256
+COMMIT_SECONDS = 0.25
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -63,6 +76,8 @@ class IndexRow:
 
 _COLUMNS = ("id", "idx", "seed", "status", "reason", "transcript", "players", "placements",
             "summary", "input_tokens", "output_tokens", "dollars")
+_INSERT = (f"INSERT INTO games ({', '.join(_COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(_COLUMNS))})")
 
 
 class GameIndex:
@@ -73,25 +88,58 @@ class GameIndex:
         # latest commits, and those games are then simply replayed.
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        # Another process (a second runner, a merge) may hold the write lock while it
+        # commits a batch: wait for it rather than fail.
+        self._db.execute("PRAGMA busy_timeout=30000")
         self._db.execute(_SCHEMA)
+        self._open_rows = 0  # rows inserted in the open (uncommitted) transaction
+        self._opened_at = 0.0
+        self._committed_at = float("-inf")  # no commit yet: the first row commits at once
 
     @classmethod
     def open(cls, folder: Path) -> GameIndex:
         return cls(folder / INDEX_FILE)
 
     def add(self, row: IndexRow) -> None:
-        with self._transaction():
-            self._db.execute(f"INSERT INTO games ({', '.join(_COLUMNS)}) "
-                             f"VALUES ({', '.join('?' * len(_COLUMNS))})", row.values())
+        """Insert one row now (a duplicate raises `sqlite3.IntegrityError` here and leaves
+        the others alone); it is committed with its batch (see the module's docstring)."""
+        now = time.monotonic()
+        if self._open_rows == 0:
+            self._db.execute("BEGIN IMMEDIATE")
+            # Games that finish slowly (LLM seats) commit one by one, as before: a batch
+            # only forms when the previous commit is recent.
+            self._opened_at = (now if now - self._committed_at < COMMIT_SECONDS
+                               else float("-inf"))
+        try:
+            self._db.execute(_INSERT, row.values())
+        except BaseException:
+            if self._open_rows == 0:
+                self._db.execute("ROLLBACK")
+            raise
+        self._open_rows += 1
+        if self._open_rows >= COMMIT_ROWS or now - self._opened_at >= COMMIT_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the rows `add` inserted so far."""
+        if self._open_rows:
+            self._open_rows = 0
+            self._db.execute("COMMIT")
+            self._committed_at = time.monotonic()
+
+    @property
+    def uncommitted(self) -> int:
+        return self._open_rows
 
     def add_many(self, rows: list[IndexRow]) -> None:
+        """All of `rows` in one transaction of their own, or none of them."""
+        self.flush()
         with self._transaction():
-            self._db.executemany(f"INSERT INTO games ({', '.join(_COLUMNS)}) "
-                                 f"VALUES ({', '.join('?' * len(_COLUMNS))})",
-                                 [r.values() for r in rows])
+            self._db.executemany(_INSERT, [r.values() for r in rows])
 
     def drop_unfinished_outcomes(self) -> int:
         """Forget aborted games so that a resume plays them again; returns how many."""
+        self.flush()
         with self._transaction():
             cur = self._db.execute("DELETE FROM games WHERE status != 'completed'")
         return int(cur.rowcount)
@@ -111,7 +159,10 @@ class GameIndex:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
     def close(self) -> None:
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
     def __enter__(self) -> GameIndex:
         return self
