@@ -312,7 +312,8 @@ def instruction(kind: str, obs: Observation) -> str:
 
 # --- reading replies (a ParseError earns the corrective re-ask) --------------------------------
 
-_INT = re.compile(r"(?<![\d.])(\d{1,3})(?![\d.])")
+# A player number in prose: not part of a longer number or a decimal ("3.5").
+_INT = re.compile(r"(?<![\d.])(\d{1,3})(?!\d|\.\d)")
 
 
 def _call(action: Action, name: str) -> dict[str, Any] | None:
