@@ -110,7 +110,7 @@ def record(kind: str) -> None:
         _prepend(path, REAL_HEADER)
     else:
         original = server.decide
-        server.decide = connections_policy  # type: ignore[assignment]
+        server.decide = connections_policy
         try:
             with _running(kind) as emu:
                 for var in {"openai": ["OPENAI_API_KEY"], "anthropic": ["ANTHROPIC_API_KEY"],
@@ -123,7 +123,7 @@ def record(kind: str) -> None:
                     assert isinstance(factory, SeatFactory)
                     run = asyncio.run(_play(factory, setup, transcript))
         finally:
-            server.decide = original  # type: ignore[assignment]
+            server.decide = original
         _prepend(path, EMULATED_HEADER.format(api=kind))
     (folder / f"{NAME}.json").write_text(json.dumps(setup, indent=2) + "\n", encoding="utf-8")
     d = run.outcome.summary.details

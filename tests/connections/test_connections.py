@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import play, prepared
 
 from stille_post.core.errors import ConfigError
 from stille_post.core.transcript import canonical_text
@@ -19,6 +18,7 @@ from stille_post.games.connections.dictionary import wordfreq_english
 from stille_post.games.kit import prepare
 from stille_post.players.base import Action, Decision, Player
 from stille_post.session import play_game
+from tests.connections.harness import play, prepared
 
 
 def test_same_seed_byte_identical_transcript(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import branching_dictionary, closed_form, oracle_rate, p_star, wilson
+
+from tests.connections.harness import branching_dictionary, closed_form, oracle_rate, p_star, wilson
 
 Z999, Z95 = 3.2905, 1.96
 MAX_ATTEMPTS = 30  # < 39 reveals: a game never ends by a full reveal

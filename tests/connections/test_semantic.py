@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import prepared, wilson
+from tests.connections.harness import prepared, wilson
 
 WORDS = ["xenophobia", "kaleidoscope", "goldfish", "precaution"]
 
