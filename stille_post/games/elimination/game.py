@@ -119,7 +119,8 @@ class EliminationEngine(Engine[EliminationConfig]):
             if not text:
                 raise ParseError("your message was empty: write it as plain text")
             if policy == "reask" and R.over_limit(text, limit):
-                reasked = True
+                # Marked only when a re-ask can follow (repair_attempts 0: a plain cut).
+                reasked = reasked or self.table.repair_attempts > 0
                 raise ParseError(f"your message has {R.word_count(text)} words and the limit "
                                  f"is {limit}: write it again, at most {limit} words")
             return text
