@@ -136,6 +136,12 @@ class GameEvents:
                 open_step.update(_extras(line, ("round", "target", "accepted"), open_step))
                 open_step = None
         pairs: list[list[int]] = []
+        derived = rnd.result is None and bool(rnd.private)
+        if derived:  # no preference_result: the pairs are who chatted with whom
+            for x in rnd.private:
+                a, b = self._seat(x, "speaker_id"), self._seat(x, "target_id")
+                if not any({a, b} == set(p) for p in pairs) and a != b:
+                    pairs.append([a, b])
         if rnd.result is not None:
             raw = rnd.result.get("matched_pairs")
             if not isinstance(raw, list):
@@ -143,11 +149,11 @@ class GameEvents:
             for p in raw:
                 if not isinstance(p, list) or len(p) != 2:
                     raise ConvertError(f"a matched pair that is not two ids: {str(p)[:60]}")
-                a, b = seat_of(p[0]), seat_of(p[1])
-                if a is None or b is None or a == b or a not in self.active \
-                        or b not in self.active:
+                one, two = seat_of(p[0]), seat_of(p[1])
+                if one is None or two is None or one == two or one not in self.active \
+                        or two not in self.active:
                     raise ConvertError(f"a matched pair of unknown seats: {str(p)[:60]}")
-                pairs.append([a, b])
+                pairs.append([one, two])
         paired = {s for p in pairs for s in p}
         unpaired = [s for s in self.active if s not in paired]
         exhausted = [s for s in entry if s not in held.values()]
@@ -155,6 +161,8 @@ class GameEvents:
         self.log.emit("pairing_trace", vis=_LOG_ONLY, entry_order=entry, steps=steps,
                       exhausted=exhausted, text="")
         keep = _extras(rnd.result or {}, ("round", "matched_pairs"), ("pairs", "unpaired"))
+        if derived:
+            keep["pairs_from"] = "private"
         self.log.emit("pairing", pairs=pairs, unpaired=unpaired,
                       text=P.pairing_text(pairs, unpaired), **keep)
         return pairs
@@ -300,18 +308,29 @@ class GameEvents:
             raise ConvertError(f"round {log.round} eliminates P{loser}, who is not in the game")
         how = "votes"
         outcome = best
-        if len(best) > 1:
-            outcome, how = self.tie(rnd, best, loser)
+        unseen = len(best) == 1 and bool(rnd.tie_msgs or rnd.revotes or rnd.revote_reasons)
+        if len(best) > 1 or unseen:
+            # A tie-break in the log that our recount does not see is still imported, so
+            # that no statement or re-vote is lost; its tied seats are the ones it names.
+            tied = best
+            if unseen:
+                named = {seat_of(x.get("player_id")) for x in rnd.tie_msgs} or \
+                    {seat_of(x.get("target_id")) for x in rnd.revotes + rnd.revote_reasons
+                     if x.get("target_id") != x.get("voter_id")}
+                tied = sorted({best[0], *(s for s in named if s in self.active)})
+            outcome, how = self.tie(rnd, tied, loser, differs=unseen)
         keep = _extras(line, ("round", "eliminated_player"),
                        ("seat", "stage", "votes", "decided_by", "rank", "recount_differs"))
-        if outcome != [loser]:
+        if outcome != [loser] or unseen:
             keep["recount_differs"] = True
             how = _how_from_flags(line)
         self.eliminate(loser, "vote", counts.get(loser, 0), how, keep)
 
-    def tie(self, rnd: Round, tied: list[int], loser: int) -> tuple[list[int], str]:
+    def tie(self, rnd: Round, tied: list[int], loser: int, *, differs: bool = False
+            ) -> tuple[list[int], str]:
         revoters = R.revoters(self.active, tied)
-        self.log.emit("tie", stage="vote", tied=tied, revoters=revoters,
+        mark: dict[str, Any] = {"recount_differs": True} if differs else {}
+        self.log.emit("tie", stage="vote", tied=tied, revoters=revoters, **mark,
                       text=P.tie_text("vote", tied, revoters))
         self.statements(rnd.tie_msgs, "tie_break", "tie_break_message",
                         _DEFAULTS.tie_break_words, {"stage": "vote"})

@@ -249,3 +249,42 @@ def test_over_limit_is_marked_at_the_exact_word(logs: Path, read_jsonl: Any) -> 
     assert marks == {1: (80, None), 2: (81, True), 3: (5000, True)}
     assert public[2]["data"]["text"] == texts["P3"]  # 5,000 words, not cut
     assert c.summary.details["over_limit_messages"] == 2
+
+
+def _convert(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from stille_post.importers.elimination_convert import convert_game
+
+    c = convert_game(str(lines[0]["game_id"]), lines, sources=["g.jsonl"])
+    return [json.loads(x) for x in c.lines[1:-1]]
+
+
+def test_a_tie_break_our_recount_does_not_see_is_kept(logs: Path, read_jsonl: Any) -> None:
+    """Round 2's self-vote made valid: our recount has no tie, the log has a tie-break.
+    Its statements and re-vote are still imported, and the difference is marked."""
+    lines = read_jsonl(logs / "game_1754984898827689.jsonl")
+    i = next(i for i, x in enumerate(lines) if x["type"] == "vote"
+             and x["voter_id"].startswith("Player3_") and x.get("timestamp", "").endswith("44:11"))
+    lines[i]["target_id"] = "Player2_Game1754984898827689_gpt-4o"
+    events = _convert(lines)
+    result = [e["data"] for e in events if e["type"] == "vote_result"][1]
+    assert result["leaders"] == [2] and result["tie"] is False
+    tie = next(e["data"] for e in events if e["type"] == "tie")
+    assert (tie["tied"], tie["recount_differs"]) == ([1, 2], True)
+    said = [e["data"]["text"] for e in events if e["type"] == "tie_break_message"]
+    assert said == ["Keep me: P1 breaks every deal.", "Keep me: P2 only accuses."]
+    assert any(e["type"] == "vote" and e["data"]["stage"] == "revote" for e in events)
+    elim = [e["data"] for e in events if e["type"] == "elimination"][1]
+    assert (elim["seat"], elim["recount_differs"], elim["decided_by"]) == (2, True,
+                                                                          "cumulative")
+
+
+def test_pairs_from_private_lines_without_a_preference_result(logs: Path,
+                                                              read_jsonl: Any) -> None:
+    lines = [x for x in read_jsonl(logs / "game_1754984898827689.jsonl")
+             if not x["type"].startswith("preference_")]
+    events = _convert(lines)
+    pairings = [e["data"] for e in events if e["type"] == "pairing"]
+    assert [(p["pairs"], p["unpaired"], p["pairs_from"]) for p in pairings] == [
+        ([[4, 1], [2, 3]], [], "private"), ([[1, 3]], [2], "private")]
+    trace = next(e["data"] for e in events if e["type"] == "pairing_trace")
+    assert trace["steps"] == [] and trace["entry_order"] == []
