@@ -141,6 +141,7 @@ class FrequencyBot(ConnectionsBot):
 # --- semantic ----------------------------------------------------------------------------
 
 _CLUE_VOCAB_SIZE = 20_000
+_CLUES: dict[tuple[int, str, str], str] = {}
 _TOKEN = re.compile(r"[^\W\d_]+")
 
 
@@ -184,7 +185,8 @@ class SemanticBot(ConnectionsBot):
         if vecs is None:
             vecs = self.emb.embed(list(pool))
         said = {t.casefold() for t in _TOKEN.findall(clue)}
-        freq = np.array([self.d.zipf[w] for w in pool], np.float32)
+        zipf = self.d.zipf
+        freq = np.fromiter((zipf[w] for w in pool), np.float32, len(pool))
         score = vecs @ self.emb.vector(clue) + 0.01 * freq + self.bias(pool, vecs)
         for i in np.argsort(-score)[:len(said) + 1]:
             if pool[int(i)] not in said:
@@ -197,6 +199,14 @@ class SemanticBot(ConnectionsBot):
         return best or self.frequent(obs, avoid=obs.secret)
 
     def make_clue(self, word: str, prefix: str) -> str:
+        # A pure function of (dictionary, word, prefix): cached across attempts and games
+        # (one matrix product over the clue vocabulary is the bot's main cost).
+        key = (id(self.d), word, prefix)
+        if key not in _CLUES:
+            _CLUES[key] = self._make_clue(word, prefix)
+        return _CLUES[key]
+
+    def _make_clue(self, word: str, prefix: str) -> str:
         vocab, vecs = _clue_vocab(self.d)
         sims = vecs @ self.emb.vector(word)
         picked: list[str] = []
