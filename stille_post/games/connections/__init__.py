@@ -58,11 +58,11 @@ def load_dictionary(ctx: SetupContext, config: ConnectionsConfig) -> D.Dictionar
     return d
 
 
-_FILES: dict[int, DataFile] = {}
+_FILES: dict[D.Dictionary, DataFile] = {}
 
 
 def _dictionary_file(d: D.Dictionary) -> DataFile:
-    key = id(d)
+    key = d  # the object itself (hashed by identity): an id could be reused
     if key not in _FILES:
         _FILES[key] = DataFile("dictionary", f"{d.source} (wordfreq {D.wordfreq_version()}, "
                                              f"min length {d.min_length})", d.text())

@@ -141,7 +141,7 @@ class FrequencyBot(ConnectionsBot):
 # --- semantic ----------------------------------------------------------------------------
 
 _CLUE_VOCAB_SIZE = 20_000
-_CLUES: dict[tuple[int, str, str], str] = {}
+_CLUES: dict[tuple[Dictionary, str, str], str] = {}
 _TOKEN = re.compile(r"[^\W\d_]+")
 
 
@@ -201,7 +201,7 @@ class SemanticBot(ConnectionsBot):
     def make_clue(self, word: str, prefix: str) -> str:
         # A pure function of (dictionary, word, prefix): cached across attempts and games
         # (one matrix product over the clue vocabulary is the bot's main cost).
-        key = (id(self.d), word, prefix)
+        key = (self.d, word, prefix)  # the object, not its id: an id can be reused
         if key not in _CLUES:
             _CLUES[key] = self._make_clue(word, prefix)
         return _CLUES[key]
