@@ -191,19 +191,28 @@ class GameEvents:
     def ballots(self, votes: Sequence[dict[str, Any]], reasons: Sequence[dict[str, Any]],
                 stage: R.VoteStage, allowed: Sequence[int]) -> list[R.Ballot]:
         """One `vote` and one `vote_reason` event per voter, in seat order as the engine
-        does. A voter with a reason but no vote line votes for the reason's target."""
-        by_voter: dict[int, dict[str, Any]] = {}
+        does. A voter with a reason but no vote line votes for the reason's target. A voter
+        logged twice: the last vote counts, the earlier one is kept as `superseded`, and
+        every reason is kept (no text is dropped)."""
+        by_voter: dict[int, list[dict[str, Any]]] = {}
         for v in votes:
-            by_voter[self._seat(v, "voter_id")] = v
-        why: dict[int, dict[str, Any]] = {}
+            by_voter.setdefault(self._seat(v, "voter_id"), []).append(v)
+        why: dict[int, list[dict[str, Any]]] = {}
         for r in reasons:
-            why[self._seat(r, "voter_id")] = r
+            why.setdefault(self._seat(r, "voter_id"), []).append(r)
         out: list[R.Ballot] = []
         for voter in sorted(set(by_voter) | set(why)):
-            line = by_voter.get(voter)
-            reason = why.get(voter)
-            source = line if line is not None else reason
-            assert source is not None
+            for old in by_voter.get(voter, [])[:-1]:
+                target = seat_of(old.get("target_id"))
+                self.log.emit("vote", actor=voter, vis=[voter], voter=voter, stage=stage,
+                              target=target, valid=False, invalid="superseded",
+                              superseded=True, **_extras(old, ("round", "voter_id",
+                                                               "target_id"), ("voter",)),
+                              text=P.vote_text(stage, target, False, "superseded"))
+            logged = by_voter.get(voter) or []
+            line = logged[-1] if logged else None
+            said = why.get(voter) or []
+            source = line if line is not None else said[-1]
             raw_target = source.get("target_id")
             b = R.judge_vote(voter, seat_of(raw_target), stage, allowed)
             out.append(b)
@@ -219,7 +228,7 @@ class GameEvents:
                 data.update(_extras(line, ("round", "voter_id", "target_id"), data))
             self.log.emit("vote", actor=voter, vis=[voter], **data,
                           text=P.vote_text(stage, b.target, b.valid, b.invalid))
-            if reason is not None:
+            for reason in said:
                 text = reason.get("reason")
                 s = text if isinstance(text, str) else "" if text is None else str(text)
                 rdata: dict[str, Any] = {"voter": voter, "stage": stage, "target": b.target,

@@ -288,3 +288,20 @@ def test_pairs_from_private_lines_without_a_preference_result(logs: Path,
         ([[4, 1], [2, 3]], [], "private"), ([[1, 3]], [2], "private")]
     trace = next(e["data"] for e in events if e["type"] == "pairing_trace")
     assert trace["steps"] == [] and trace["entry_order"] == []
+
+
+def test_a_voter_logged_twice_keeps_both_reasons(logs: Path, read_jsonl: Any) -> None:
+    lines = read_jsonl(logs / "game_1754984898827689.jsonl")
+    i = next(i for i, x in enumerate(lines) if x["type"] == "vote")  # P1's vote, round 1
+    first = {**lines[i], "target_id": "Player2_Game1754984898827689_gpt-4o"}
+    again = {**lines[i - 4], "reason": "Changed my mind."}  # P1's reason, repeated
+    events = _convert([*lines[:i], again, first, *lines[i:]])
+    mine = [e["data"] for e in events if e["round"] == 1 and e["actor"] == 1
+            and e["type"] in ("vote", "vote_reason")]
+    assert [(d.get("target"), d.get("valid"), d.get("superseded"), d.get("reason"))
+            for d in mine] == [
+        (2, False, True, None), (4, True, None, None),
+        (4, None, None, "P4 will go anyway; better to be on the winning side."),
+        (4, None, None, "Changed my mind.")]
+    result = next(e["data"] for e in events if e["type"] == "vote_result")
+    assert result["counts"] == {"2": 1, "4": 3} and result["invalid"] == 0
