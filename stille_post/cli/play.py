@@ -24,6 +24,7 @@ from stille_post.cli.gameopts import (
 )
 from stille_post.cli.render import LiveRenderer
 from stille_post.core.errors import UsageError
+from stille_post.core.warnings import llm_seat_warnings
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
@@ -50,6 +51,9 @@ COMMON = [
     option("models", Path | None, None, "--models",
            help="a model registry (TOML) of aliases for model:ALIAS seats; default "
                 "./models.toml if present"),
+    option("strict", bool, False, "--strict",
+           help="exit 1 when an LLM seat never got a valid answer (a dead server, a "
+                "cassette that does not match)"),
     option("as_json", bool, False, "--json", help="print only a JSON summary"),
     option("quiet", bool, False, "--quiet", help="do not render the conversation"),
 ]
@@ -83,7 +87,6 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
     out = common.get("out")
     path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
     console = Console(stderr=as_json, quiet=as_json)
-    err = Console(stderr=True)
     from stille_post.cli.llm_seats import llm_session
 
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
@@ -96,7 +99,12 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
             options=options, roles=roles, preset=common.get("preset"),
             llm_factory=llm_factory, watch=watch,
         ))
+    # A game in which an LLM seat never got a usable answer "completes" on forfeits alone:
+    # say so, in the summary too.
+    warnings = llm_seat_warnings(getattr(llm_factory, "providers", []))
     summary = run.summary()
+    if warnings:
+        summary["warnings"] = warnings
     if as_json:
         typer.echo(json.dumps(summary, sort_keys=False))
     else:
@@ -104,10 +112,15 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         spent = (f", {summary['tokens']:,} tokens, ${summary['cost_usd']:.4f}"
                  if "tokens" in summary else "")
         console.print(f"seed {seed}{spent}; transcript: {run.transcript}")
-    for warning in _header_warnings(run.transcript):
-        err.print(f"[yellow]warning:[/] {warning}")
-    if run.outcome.status != "completed":
-        err.print(f"[red]game aborted:[/] {run.outcome.reason}")
+    completed = run.outcome.status == "completed"
+    # An aborted game's one line already says what went wrong.
+    for warning in [*_header_warnings(run.transcript), *(warnings if completed else [])]:
+        typer.echo(f"warning: {warning}", err=True)
+    if not completed:
+        # typer.echo, not rich: one line on stderr, never wrapped.
+        typer.echo(f"game aborted: {' '.join(str(run.outcome.reason).split())}", err=True)
+        raise typer.Exit(1)
+    if warnings and common.get("strict"):
         raise typer.Exit(1)
 
 

@@ -115,8 +115,10 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     else:
         config = _config(definition, cli, flags, file, pick)
     folder = out or Path("runs") / "tournaments" / f"{definition.name}-seed{config.seed}"
-    concurrency = cli.get("concurrency") or file.get("concurrency") \
-        or saved_run.get("concurrency") or 8
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--out {folder} is a file; give a results folder")
+    concurrency = next((v for v in (cli.get("concurrency"), file.get("concurrency"),
+                                    saved_run.get("concurrency")) if v is not None), 8)
     if concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     rate_texts = list(cli.get("rate_limit") or []) or \

@@ -101,9 +101,7 @@ def cases() -> list[Case]:
     add(2, "--replay without interactions", "play", "--seed", "1", "--quiet", "--players",
         LLM_SEATS, "--replay", "{cassette_no_list}")
     add(1, "--replay of an empty cassette aborts the game", "play", "--seed", "1", "--quiet",
-        "--players", LLM_SEATS, "--replay", "{cassette_empty}", "--out", "{tmp}/aborted.jsonl",
-        known_gap="cli/play.py prints the abort reason through rich, which wraps it at the "
-        "terminal width (2 lines at 200 columns)")
+        "--players", LLM_SEATS, "--replay", "{cassette_empty}", "--out", "{tmp}/aborted.jsonl")
     add(2, "--roster missing", "play", "--seed", "1", "--roster", "{missing}")
     add(2, "--roster garbage", "play", "--seed", "1", "--roster", "{garbage}")
     add(2, "--roster not UTF-8", "play", "--seed", "1", "--roster", "{nonutf8}")
@@ -133,8 +131,11 @@ def cases() -> list[Case]:
         "--out", "{tmp}/t10")
     add(2, "--rate-limit negative", *t, "--games", "4", "--rate-limit", "openai=-5",
         "--out", "{tmp}/t11")
-    add(2, "--out is a file", *t, "--games", "4", "--out", "{garbage}",
-        known_gap="cli/tournament.py prints its banner line before the folder is checked")
+    add(2, "--out is a file", *t, "--games", "4", "--out", "{garbage}")
+    add(2, "--concurrency 0", *t, "--games", "4", "--concurrency", "0", "--out", "{tmp}/t12")
+    add(2, "an option of another game", "play", "stille-post", "--words", "5")
+    add(2, "a game option before another game's name", "play", "--max-rounds", "3",
+        "chameleon")
     add(2, "--out holds another tournament", *t, "--games", "4", "--out", "{tour}")
     add(2, "--config missing", "tournament", "--config", "{missing}")
     add(2, "--config garbage", "tournament", "--config", "{garbage}")

@@ -3,9 +3,10 @@
     start  ->  run (the game's rules)  ->  finish (closing events, placements, outcome)
 
 The fixed part is what must never differ between games: a bug inside `run` becomes an
-`aborted` game with its reason (the transcript is never lost), a `GameVoid` becomes a
-completed but void game, and `finish` always runs, so every transcript ends with the
-game's closing events and a result.
+`aborted` game with its reason (the transcript is never lost), and so does a
+`GameAborted` (a replay that misses its cassette); a `GameVoid` becomes a completed but
+void game; and `finish` always runs, so every transcript ends with the game's closing
+events and a result.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from stille_post.core.errors import GameAborted
 from stille_post.core.events import Event, EventSink, Visibility
 from stille_post.core.outcome import GameOutcome, OutcomeSummary, Status
 from stille_post.games.kit.table import GameVoid, Table
@@ -44,6 +46,8 @@ class Engine(ABC, Generic[C]):
         except GameVoid as void:
             self.void = void
             reason = f"Player {void.seat}: {void.reason}"
+        except GameAborted as exc:  # nothing real can happen any more (a replay miss)
+            status, reason = "aborted", str(exc)
         except Exception as exc:  # a bug must not lose the game record: end it as aborted
             status = "aborted"
             reason = f"internal error: {type(exc).__name__}: {exc}"

@@ -60,6 +60,8 @@ class StillePostGame(Engine[StillePostConfig]):
         self.forfeit_streak: dict[int, int] = dict.fromkeys(self.active, 0)
         self.phase = 0
         self.end = "the game did not start"
+        # Seats removed as unresponsive in one identity-guess phase tie (like its winners).
+        self.removed_together: list[list[int]] = []
 
     @property
     def log(self) -> Any:
@@ -88,7 +90,8 @@ class StillePostGame(Engine[StillePostConfig]):
         ids = {s: m.id for s, m in self.identities.items()}
         self._emit("reveal", identities={str(s): i for s, i in ids.items()},
                    text=P.reveal_text(ids))
-        placements = rules.placements(self.winner_groups, self.active, self.eliminated)
+        placements = rules.placements(self.winner_groups, self.active, self.eliminated,
+                                      self.removed_together)
         phases = {s: i + 1 for i, g in enumerate(self.winner_groups) for s in g}
         notes = {s: f"won at identity guess #{p}" for s, p in phases.items()}
         notes.update({s: f"eliminated ({c})" for s, c in self.causes.items()})
@@ -324,6 +327,7 @@ class StillePostGame(Engine[StillePostConfig]):
                                            validate=self._validate_guess, tools=P.TOOLS)
         results: dict[int, str] = {}
         winners: list[int] = []
+        removed_before = len(self.eliminated)
         for seat, answer in answers.items():
             self._settle(seat, answer)
             if answer.value is None:
@@ -341,6 +345,9 @@ class StillePostGame(Engine[StillePostConfig]):
             results[seat] = "correct" if verdict.correct else "wrong"
             if verdict.correct and seat in self.active:
                 winners.append(seat)
+        removed = self.eliminated[removed_before:]
+        if len(removed) > 1:
+            self.removed_together.append(removed)
         self._emit("identity_result", phase=self.phase,
                    results={str(s): r for s, r in results.items()}, winners=winners,
                    text=P.identity_result_text(self.phase, results, winners))
