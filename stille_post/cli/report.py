@@ -21,7 +21,11 @@ def register(app: typer.Typer) -> None:
         passes: Annotated[int, typer.Option(help="TrueSkill passes over shuffled orders")]
         = DEFAULT_PASSES,
         seed: Annotated[int, typer.Option(help="seed of the pass orders and bootstrap")] = 0,
-        workers: Annotated[int, typer.Option(help="processes for the TrueSkill passes")] = 1,
+        workers: Annotated[int | None, typer.Option(
+            help="processes for the TrueSkill passes (default: every core when games x "
+                 "passes is large)")] = None,
+        no_cache: Annotated[bool, typer.Option(
+            "--no-cache", help="recompute even if .report-cache/ has this report")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")]
         = False,
         csv_dir: Annotated[Path | None, typer.Option("--csv", help="write CSV files here")]
@@ -44,7 +48,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"{results_dir} is not a folder")
         if passes < 1:
             raise UsageError("--passes must be at least 1")
-        if workers < 1:
+        if workers is not None and workers < 1:
             raise UsageError("--workers must be at least 1")
         if html is not None and html.is_dir():
             # Checked first: writing would leave a .tmp file behind before failing.
@@ -56,7 +60,8 @@ def register(app: typer.Typer) -> None:
         names = load_labels(labels) if labels is not None else None
         try:
             data = build_report(results_dir, passes=passes, seed=seed, workers=workers,
-                                labels=names)
+                                labels=names, cache=not no_cache,
+                                progress=Console(stderr=True).is_terminal)
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc

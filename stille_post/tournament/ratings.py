@@ -13,10 +13,11 @@ label's rating, and the label's new rating is the mean of its seats' new μ and 
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,18 +73,65 @@ def _pass(args: tuple[Sequence[RatedGame], int, int]) -> dict[str, tuple[float, 
     return {k: (r.mu, r.sigma) for k, r in rate_once(order).items()}
 
 
+# A worker process gets the games once (initializer), not once per pass: pickling 10,000
+# games for each of 100 passes cost more than the passes saved.
+_WORKER_GAMES: Sequence[RatedGame] = ()
+
+
+def _init_worker(games: Sequence[RatedGame]) -> None:
+    global _WORKER_GAMES
+    _WORKER_GAMES = games
+
+
+def _passes_in_worker(seed: int, numbers: Sequence[int]
+                      ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
+    return [(p, _pass((_WORKER_GAMES, seed, p))) for p in numbers]
+
+
+# Below this many rate calls (games x passes) one process is faster: starting a pool and
+# shipping the games costs about a second.
+PARALLEL_MIN_CALLS = 5_000
+
+
+def auto_workers(games: int, passes: int) -> int:
+    """The default `--workers`: every core when the passes are long enough to pay."""
+    if games * passes < PARALLEL_MIN_CALLS or passes < 2:
+        return 1
+    return max(1, min(os.cpu_count() or 1, passes))
+
+
 def trueskill_passes(games: Sequence[RatedGame], *, passes: int = DEFAULT_PASSES,
-                     seed: int = 0, workers: int = 1) -> dict[str, dict[str, float]]:
+                     seed: int = 0, workers: int | None = 1,
+                     on_pass: Callable[[int], None] | None = None
+                     ) -> dict[str, dict[str, float]]:
     """Mean μ and σ over `passes` shuffled passes (and the spread of μ across passes).
 
-    Each pass has its own seed, so the result is the same for any `workers`.
-    """
-    jobs = [(games, seed, p) for p in range(passes)]
+    Each pass has its own seed and the passes are averaged in pass order, so the result
+    is the same, to the bit, for any `workers` (None: `auto_workers`). `on_pass(n)` is
+    called as passes finish (for a progress bar)."""
+    if workers is None:
+        workers = auto_workers(len(games), passes)
+    per_pass: list[dict[str, tuple[float, float]]]
     if workers > 1 and passes > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            per_pass = list(pool.map(_pass, jobs, chunksize=max(1, passes // (4 * workers))))
+        # Small chunks keep the progress bar moving and the cores evenly loaded.
+        size = max(1, min(8, passes // (4 * workers)))
+        chunks = [list(range(i, min(i + size, passes))) for i in range(0, passes, size)]
+        by_number: dict[int, dict[str, tuple[float, float]]] = {}
+        with ProcessPoolExecutor(workers, initializer=_init_worker,
+                                 initargs=(list(games),)) as pool:
+            futures = [pool.submit(_passes_in_worker, seed, c) for c in chunks]
+            for future in as_completed(futures):
+                done = future.result()
+                by_number.update(done)
+                if on_pass is not None:
+                    on_pass(len(done))
+        per_pass = [by_number[p] for p in range(passes)]
     else:
-        per_pass = [_pass(j) for j in jobs]
+        per_pass = []
+        for p in range(passes):
+            per_pass.append(_pass((games, seed, p)))
+            if on_pass is not None:
+                on_pass(1)
     out: dict[str, dict[str, float]] = {}
     for label in sorted({k for r in per_pass for k in r}):
         mus = [r[label][0] for r in per_pass if label in r]
@@ -117,10 +165,11 @@ def bootstrap_ci(wins: int, games: int, *, seed: int, resamples: int = DEFAULT_B
 
 
 def leaderboard(games: Iterable[RatedGame], *, passes: int = DEFAULT_PASSES, seed: int = 0,
-                workers: int = 1, resamples: int = DEFAULT_BOOTSTRAP) -> list[dict[str, Any]]:
+                workers: int | None = 1, resamples: int = DEFAULT_BOOTSTRAP,
+                on_pass: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """One row per player, sorted by mean μ (best first), then by name."""
     games = list(games)
-    ts = trueskill_passes(games, passes=passes, seed=seed, workers=workers)
+    ts = trueskill_passes(games, passes=passes, seed=seed, workers=workers, on_pass=on_pass)
     played: Counter[str] = Counter()
     wins: Counter[str] = Counter()
     points: defaultdict[str, float] = defaultdict(float)

@@ -8,6 +8,8 @@ collects what the ratings need on the way, so memory stays flat in the number of
 from __future__ import annotations
 
 import csv
+import hashlib
+import inspect
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
@@ -23,16 +25,42 @@ from stille_post.tournament.results import Results, load_results
 
 
 def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: int = 0,
-                 workers: int = 1, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+                 workers: int | None = None, labels: Mapping[str, str] | None = None,
+                 cache: bool = True, progress: bool = False) -> dict[str, Any]:
     """`labels` maps a player label (a model key) to the name to show: the leaderboard's
-    `player`, the metrics' players and the charts then use it, and `model` keeps the key."""
+    `player`, the metrics' players and the charts then use it, and `model` keeps the key.
+
+    `workers` (None: every core when games x passes is large, see
+    `ratings.auto_workers`) never changes the result. With `cache`, the report is kept
+    in the folder's `.report-cache/`, keyed by everything it depends on (`_cache_key`),
+    and a second report of the same games and settings is read back instead of being
+    recomputed. `progress` shows a progress bar with an estimated time on stderr."""
     results = load_results(folder)
+    key = _cache_key(folder, results, passes, seed, labels) if cache else None
+    if key is not None:
+        hit = _read_cache(folder, key)
+        if hit is not None:
+            hit["folder"] = str(folder)
+            return hit
+    with _Bar(progress) as bar:
+        data = _compute(folder, results, passes, seed, workers, labels, bar)
+    if key is not None:
+        data = _write_cache(folder, key, data)
+    return data
+
+
+def _compute(folder: Path, results: Results, passes: int, seed: int, workers: int | None,
+             labels: Mapping[str, str] | None, bar: _Bar) -> dict[str, Any]:
     rated: list[ratings.RatedGame] = []
     spend: defaultdict[str, float] = defaultdict(float)
     tokens: Counter[str] = Counter()
+    bad = set(results.broken)
+    bar.start("reading games", sum(1 for r in results.rows
+                                   if r.status == "completed" and r.id not in bad))
 
     def stream() -> Iterator[Transcript]:
         for t in results.transcripts(completed_only=True):
+            bar.advance()
             g = _rated(t)
             if g is not None:
                 rated.append(g)
@@ -51,7 +79,9 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
         for _ in stream():
             pass
         metrics = normalise(None)
-    board = ratings.leaderboard(rated, passes=passes, seed=seed, workers=workers)
+    bar.start("rating passes", passes)
+    board = ratings.leaderboard(rated, passes=passes, seed=seed, workers=workers,
+                                on_pass=bar.advance)
     points_sum: defaultdict[str, float] = defaultdict(float)
     for g in rated:  # the sum, as the anchor's table gives it, beside the mean
         for label, rank in g.seats:
@@ -84,6 +114,130 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
         "leaderboard": board,
         "metrics": metrics,
     }
+
+
+# --- the report cache ------------------------------------------------------------------------
+
+CACHE_DIR = ".report-cache"
+CACHE_KEEP = 8  # newest cached reports kept per folder
+# Bump when the report's content changes for the same inputs without a version change.
+CACHE_FORMAT = 1
+
+
+def _stamp(path: Path) -> list[int]:
+    """What changes when a file is rewritten: size, times, inode (-1s if it is gone)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return [-1, -1, -1, -1]
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _cache_key(folder: Path, results: Results, passes: int, seed: int,
+               labels: Mapping[str, str] | None) -> str:
+    """Everything the report depends on: each indexed game (its index row, and its
+    transcript's size, times and inode), the missing and broken lists, the tournament's
+    config, the rating settings, the display names, the package version and the code
+    that computes the report. A different set of games is a different key, always."""
+    from stille_post import __version__
+
+    fn = metrics_for(results.config.game)
+    code = [Path(__file__), Path(ratings.__file__)]
+    source = inspect.getsourcefile(fn) if fn is not None else None
+    if source:
+        code.append(Path(source))
+    h = hashlib.sha256()
+    h.update(json.dumps({
+        "format": CACHE_FORMAT, "version": __version__,
+        "code": [_stamp(p) for p in code],
+        "config": results.config.to_json(), "passes": passes, "seed": seed,
+        "ratings": [ratings.MU, ratings.SIGMA, ratings.BETA, ratings.TAU,
+                    ratings.DRAW_PROBABILITY, ratings.DEFAULT_BOOTSTRAP],
+        "labels": sorted(labels.items()) if labels else None,
+        "missing": results.missing, "broken": results.broken,
+    }, sort_keys=True, default=str).encode())
+    for row in results.rows:
+        h.update(json.dumps([row.values(), _stamp(folder / row.transcript)],
+                            default=str).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def _read_cache(folder: Path, key: str) -> dict[str, Any] | None:
+    path = folder / CACHE_DIR / f"{key}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none yet, or damaged: recompute
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    report = data.get("report")
+    return report if isinstance(report, dict) else None
+
+
+def _write_cache(folder: Path, key: str, report: dict[str, Any]) -> dict[str, Any]:
+    """Keep `report` for next time (best effort: a read-only folder just is not cached).
+    Returns it as it reads back from JSON, so a cached and a fresh report are equal."""
+    try:
+        text = json.dumps({"key": key, "report": report})
+    except (TypeError, ValueError):
+        return report  # something only Python can hold: not cacheable
+    cached: dict[str, Any] = json.loads(text)["report"]
+    where = folder / CACHE_DIR
+    try:
+        where.mkdir(exist_ok=True)
+        tmp = where / f"{key}.json.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(where / f"{key}.json")
+        old = sorted(where.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for p in old[CACHE_KEEP:]:
+            p.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return cached
+
+
+class _Bar:
+    """A rich progress bar with an estimated time on stderr, one phase at a time (or
+    nothing at all when disabled)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Bar:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=True)
+            self._progress.start()
+        return self
+
+    def start(self, what: str, total: int) -> None:
+        if self._progress is not None:
+            if self._task is not None:
+                self._progress.remove_task(self._task)
+            self._task = self._progress.add_task(what, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.advance(self._task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
 
 
 def _display(board: list[dict[str, Any]], metrics: dict[str, Any],
