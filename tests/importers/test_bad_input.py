@@ -170,3 +170,37 @@ def test_byte_order_mark_and_crlf_are_not_damage(logs: Path, tmp_path: Path) -> 
     (tmp_path / "g.jsonl").write_bytes(b"\xef\xbb\xbf" + raw)
     stats = import_logs([tmp_path / "g.jsonl"], tmp_path / "out")
     assert stats.imported == 1 and not stats.skipped
+
+
+KNOWN_REASONS = {"duplicate game id", "malformed line", "truncated last line", "non-UTF-8 bytes",
+                 "line without a game_id or type", "no final_results", "inconsistent log",
+                 "no model keys (--strict)"}
+ODD_VALUES: list[Any] = [None, True, 0, -1, 3.5, "", "P99", "Player2", [], {}, ["P1", "P2"],
+                         {"a": 1}, "x" * 300, 10**30]
+
+
+def test_random_damage_never_raises(logs: Path, tmp_path: Path) -> None:
+    """Seeded random damage (lines dropped, repeated, swapped, fields given odd values):
+    every game ends imported or skipped with a known reason, never with an exception."""
+    import random
+
+    game = _game(logs)
+    rng = random.Random(14)
+    for case in range(100):
+        lines = [dict(x) for x in game]
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(lines))
+            what = rng.choice(("drop", "repeat", "swap", "field", "field", "field"))
+            if what == "drop":
+                del lines[i]
+            elif what == "repeat":
+                lines.insert(i, dict(lines[i]))
+            elif what == "swap" and i + 1 < len(lines):
+                lines[i], lines[i + 1] = lines[i + 1], lines[i]
+            else:
+                key = rng.choice(sorted(lines[i]))
+                lines[i][key] = rng.choice(ODD_VALUES)
+        src = _write(tmp_path / f"g{case}.jsonl", lines)
+        stats = import_logs([src], tmp_path / f"out{case}")
+        assert set(stats.skipped) <= KNOWN_REASONS, stats.skips
+        assert stats.imported + sum(stats.skipped.values()) == stats.read
