@@ -204,3 +204,26 @@ def test_random_damage_never_raises(logs: Path, tmp_path: Path) -> None:
         stats = import_logs([src], tmp_path / f"out{case}")
         assert set(stats.skipped) <= KNOWN_REASONS, stats.skips
         assert stats.imported + sum(stats.skipped.values()) == stats.read
+
+
+def test_a_game_open_at_the_end_of_its_file_is_parked(logs: Path, tmp_path: Path) -> None:
+    """Memory stays flat: a game still open when its file ends keeps only byte offsets
+    and is read again from disk when a later file goes on with it (shown by changing the
+    first file while the reader is in the second one)."""
+    from stille_post.importers.reader import GameLines, read_games
+
+    game = _game(logs)
+    a = _write(tmp_path / "a.jsonl", game[:30])
+    b = _write(tmp_path / "b.jsonl",
+               [json.loads(x) for x in (logs / "game_bare_ids.jsonl").read_text().splitlines()]
+               + game[30:])
+    seen = []
+    for item in read_games([a, b]):
+        assert isinstance(item, GameLines)
+        seen.append(item.game_id)
+        if item.game_id == "bare-001":  # the reader is inside b.jsonl; the game is parked
+            a.write_text(a.read_text().replace("Hello all.", "HELLO ALL."), encoding="utf-8")
+        else:
+            assert item.lines[0]["message"].startswith("HELLO ALL.")
+            assert len(item.lines) == len(game)
+    assert seen == ["bare-001", "1754984898827689"]
