@@ -63,6 +63,7 @@ class Converted:
     placements: dict[int, int]
     summary: OutcomeSummary
     bare_ids: bool  # no model keys anywhere: labels are `unknown`
+    unlabelled: int = 0  # seats with no model key (labelled `unknown`)
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -145,7 +146,8 @@ def convert_game(game_id: str, lines: Sequence[dict[str, Any]], *, sources: Sequ
               "placements": by_seat, "usage": {}, "summary": summary.to_json(),
               "timing": {"seconds": 0.0}}
     out = [dumps(header), *(dumps(e) for e in log.events), dumps(result)]
-    return Converted(game_id, out, seats, ranks, summary, bare)
+    unlabelled = sum(m is None for m in seat_models.values())
+    return Converted(game_id, out, seats, ranks, summary, bare, unlabelled)
 
 
 def _notes(game: GameEvents, ranks: Mapping[int, int], winner: int) -> dict[int, str]:

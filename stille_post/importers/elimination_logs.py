@@ -202,6 +202,8 @@ def _one(game: GameLines, out: Path, done: set[str], seen: set[str], stats: Impo
             stats.skip(gid, STRICT_BARE)
             return None
         stats.warnings["games with no model keys (seats labelled unknown)"] += 1
+    elif converted.unlabelled:
+        stats.warnings["games with some seats of no model key (labelled unknown)"] += 1
     final = out / GAMES_DIR / f"{tid}.jsonl"
     part = final.with_name(final.name + ".part")
     part.write_text(converted.text(), encoding="utf-8")

@@ -227,3 +227,18 @@ def test_a_game_open_at_the_end_of_its_file_is_parked(logs: Path, tmp_path: Path
             assert item.lines[0]["message"].startswith("HELLO ALL.")
             assert len(item.lines) == len(game)
     assert seen == ["bare-001", "1754984898827689"]
+
+
+def test_some_seats_without_a_model_key_warn(logs: Path, tmp_path: Path) -> None:
+    """Only seat 4 never appears with a full id: it is `unknown`, with a warning; --strict
+    skips only games with no model key at all."""
+    lines = [json.dumps(x).replace("Player4_Game1754984898827689_gemini-2.0-flash", "P4")
+             for x in _game(logs)]
+    src = _write(tmp_path / "g.jsonl", lines)
+    stats = import_logs([src], tmp_path / "out", strict=True)
+    assert stats.imported == 1 and dict(stats.warnings) == {
+        "games with some seats of no model key (labelled unknown)": 1}
+    header = json.loads((tmp_path / "out" / "games" / "eg-1754984898827689.jsonl")
+                        .read_text().splitlines()[0])
+    assert header["seats"]["4"] == {"player": "unknown"}
+    assert header["seats"]["1"] == {"player": "o1-mini", "model": "o1-mini"}
