@@ -31,8 +31,11 @@ from typing import IO, Any
 
 from stille_post import __version__
 from stille_post.core.events import Event, visible_to
+from stille_post.core.outcome import OutcomeSummary
 
-FORMAT_VERSION = 1
+# 2: the result's `summary` is the typed OutcomeSummary (winners, eliminated, valid,
+# turns, notes, details); version 1 summaries were one flat, game-specific mapping.
+FORMAT_VERSION = 2
 
 # Write the buffered lines when this many are waiting, or when the oldest is this old.
 BATCH_LINES = 256
@@ -175,6 +178,11 @@ class Transcript:
     events: list[Event] = field(default_factory=list)
     result: dict[str, Any] | None = None
     torn_lines: int = 0
+
+    @property
+    def summary(self) -> OutcomeSummary:
+        """How the game ended, typed (an empty summary for a game cut off early)."""
+        return OutcomeSummary.from_json((self.result or {}).get("summary"))
 
     @property
     def complete(self) -> bool:
