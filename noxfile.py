@@ -42,10 +42,20 @@ def lint(session: nox.Session) -> None:
     session.run("mypy")
 
 
+# The peer of benchmarks/bench_peer.py, installed in this session only (never a dependency
+# of the package). Its `pettingzoo` extra is what `chatarena.environments` imports at load
+# (chess, tic-tac-toe); the Chameleon itself needs only the base install.
+PEER = "chatarena[pettingzoo]==0.1.18"
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks: print figures and ratios (never asserted)."""
+    """Benchmarks: print figures and ratios (never asserted).
+
+    `nox -s bench -- peer --json` or `-- efficiency --json`: one benchmark, JSON alone on
+    stdout."""
     _install(session)
+    session.install(PEER)
     session.run("python", "-m", "benchmarks", *session.posargs)
 
 

@@ -61,14 +61,16 @@ def role_section(obs: ChameleonObservation) -> str:
 
 
 def system_prompt(obs: ChameleonObservation) -> str:
+    """The rules, then this game's card, then who the seat is and its role.
+
+    The order is for prompt caching (providers cache the longest prefix any earlier
+    request shared): the rules are the same in every game of a tournament, the card is
+    the same for every seat of a game, and only the last paragraph differs per seat."""
     n = obs.num_players
     paragraphs = [
-        f'You are Player {obs.seat} in "The Chameleon", a word game for {n} players '
-        f"({_players(n)}). One player is secretly the chameleon. Everyone else shares a "
-        "secret word that the chameleon does not know.",
-        "This game's card\n"
-        f"- Category: {obs.category}\n"
-        f"- The {len(obs.words)} possible secret words: {', '.join(obs.words)}",
+        f'"The Chameleon" is a word game for {n} players ({_players(n)}). One player is '
+        "secretly the chameleon. Everyone else shares a secret word that the chameleon does "
+        "not know.",
         "How the game runs\n"
         "1. Words: in a random speaking order, each player says ONE word connected to the "
         "secret word. The chameleon has to say a word too.\n"
@@ -76,16 +78,19 @@ def system_prompt(obs: ChameleonObservation) -> str:
         "chameleon. You may name any player. The player named most often is accused. "
         f"{_TIE_RULES.get(obs.tie_rule, '')}\n"
         "3. Second chance: if the accused player is the chameleon, it gets one guess at the "
-        "secret word, which must be one of the possible secret words above.\n"
+        "secret word, which must be one of the possible secret words of the card.\n"
         "Who wins: the other players win only if they accuse the chameleon AND its guess is "
         "wrong. The chameleon wins if anyone else is accused, or if it names the secret word.",
         "How to answer: a word is one word (letters, digits, hyphens and apostrophes; no "
         "spaces). A vote is one player number. Give no explanation. An unusable answer is "
         "sent back to you with the reason; if it is still unusable the game is void.",
-        role_section(obs),
         f'Conversation format: announcements arrive as "{GM}: ...", or "{GM_TO_YOU}: ..." '
         'when meant for you alone; other players\' words as "[Player X]: word". Your own '
         "earlier answers appear as your own replies.",
+        "This game's card\n"
+        f"- Category: {obs.category}\n"
+        f"- The {len(obs.words)} possible secret words: {', '.join(obs.words)}",
+        f"You are Player {obs.seat}.\n\n{role_section(obs)}",
     ]
     return "\n\n".join(paragraphs)
 

@@ -1,0 +1,84 @@
+"""One simulated model for The Chameleon, used on both sides of `bench_peer`.
+
+The same fixed latency per call and the same policy, read off the request the way a
+model would read it: say a fixed clue word, vote for the next player, and, when caught,
+name the first word of the card. Answers depend only on the request, so the games are
+the same whichever harness asks. Input size is counted the same way on both sides: the
+characters of every message of the request (system included), divided by 4.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+
+from stille_post.providers.base import ChatRequest, Completion, Usage
+
+CLUE = "delicious"
+_SEAT = re.compile(r"You are Player (\d+)")
+_PLAYERS = re.compile(r"for (\d+) players")
+_WORDS = re.compile(r"possible secret words: ([^\n]+)")
+
+
+def tokens(chars: int) -> int:
+    return (chars + 3) // 4
+
+
+@dataclass
+class Meter:
+    """Calls and input characters, per harness."""
+
+    calls: int = 0
+    input_chars: int = 0
+    requests: list[list[str]] = field(default_factory=list)  # kept only when asked to
+    keep: bool = False
+
+    def record(self, texts: list[str]) -> None:
+        self.calls += 1
+        self.input_chars += sum(len(t) for t in texts)
+        if self.keep:
+            self.requests.append(texts)
+
+
+class ChameleonSimProvider:
+    """Our side: a `Provider` for LLM seats of stille_post's Chameleon."""
+
+    def __init__(self, latency_s: float, meter: Meter) -> None:
+        self.latency_s = latency_s
+        self.meter = meter
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        self.meter.record([request.system, *(m.content for m in request.messages)])
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        last = request.messages[-1].content if request.messages else ""
+        seat = int(m.group(1)) if (m := _SEAT.search(request.system)) else 1
+        n = int(m.group(1)) if (m := _PLAYERS.search(request.system)) else 4
+        if "Vote now" in last or "You are the dealer" in last:
+            text = str(seat % n + 1)
+            if "tied between" in last:
+                text = re.findall(r"Player (\d+)", last.rsplit("tied between", 1)[1])[0]
+        elif "second chance" in last:
+            words = _WORDS.search(request.system)
+            text = words.group(1).split(",")[0].strip() if words else CLUE
+        else:
+            text = CLUE
+        return Completion(text, [], Usage(0, 1, 0), "sim")
+
+
+def chatarena_answer(agent_name: str, contents: list[str]) -> str:
+    """ChatArena's side, from the message contents its backend would send."""
+    joined = "\n".join(contents[-3:])
+    if "can guess the secret code" in joined:
+        return 'I guess the code is "Apple"'
+    if "Now vote which" in joined:
+        seat = int(agent_name.rsplit(" ", 1)[1])
+        return f"Player {seat % 4 + 1}"
+    return CLUE
+
+
+def sleep(latency_s: float) -> None:
+    if latency_s:
+        time.sleep(latency_s)
