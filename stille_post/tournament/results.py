@@ -20,7 +20,7 @@ import os
 import shutil
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,14 +38,16 @@ def transcript_path(out: Path, game_id: str) -> Path:
     return out / GAMES_DIR / f"{game_id}.jsonl"
 
 
-def open_for_run(out: Path, config: TournamentConfig, *, resume: bool) -> GameIndex:
+def open_for_run(out: Path, config: TournamentConfig, *, resume: bool,
+                 run: Mapping[str, Any] | None = None) -> GameIndex:
     """Create the folder, or reopen it for `--resume` after checking that it belongs to
-    the same tournament. Partial transcripts of an interrupted run are removed here."""
+    the same tournament. Partial transcripts of an interrupted run are removed here.
+    `run` (concurrency, rate limits, ...) is recorded beside the config."""
     check_folder(out, config, resume=resume)
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     for part in (out / GAMES_DIR).glob("*.part"):
         part.unlink()
-    config.save(out)
+    config.save(out, run)
     return ensure_index(out, config)
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError, ParseError
-from stille_post.games.kit.data import DataFile, load_data
 from stille_post.games.chameleon.rules import normalise, parse_response
+from stille_post.games.kit.data import DataFile, load_data
 
 PACKAGE = "stille_post.games.chameleon"
 CARDS_RESOURCE = "data/cards.toml"

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from stille_post.core.events import Event, Visibility
 from stille_post.core.outcome import OutcomeSummary, Status
+from stille_post.core.rng import Rng
 from stille_post.games.chameleon import prompts as P
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.config import ChameleonConfig
@@ -24,7 +25,6 @@ from stille_post.games.kit import votes
 from stille_post.games.kit.asking import Answer
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.table import Table
-from stille_post.core.rng import Rng
 from stille_post.players.base import Action, Player
 from stille_post.players.specs import SeatSpec
 

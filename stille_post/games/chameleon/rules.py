@@ -9,7 +9,7 @@ corrective re-ask and, once `repair_attempts` are spent, into a `Fail`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
