@@ -28,4 +28,7 @@ def metrics_for(game: str) -> MetricsFn | None:
 def normalise(data: dict[str, Any] | None) -> dict[str, Any]:
     """Fill in missing sections so the report can rely on the shape."""
     data = dict(data or {})
-    return {key: dict(data.get(key) or {}) for key in EMPTY}
+    out: dict[str, Any] = {key: dict(data.get(key) or {}) for key in EMPTY}
+    # One row per game (Connections' Table 1 columns), when the game gives them.
+    out["per_game"] = list(data.get("per_game") or [])
+    return out
