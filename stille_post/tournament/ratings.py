@@ -13,6 +13,7 @@ label's rating, and the label's new rating is the mean of its seats' new μ and 
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections import Counter, defaultdict
@@ -48,7 +49,8 @@ class RatedGame:
 
 def rate_once(games: Sequence[RatedGame], env: trueskill.TrueSkill | None = None
               ) -> dict[str, trueskill.Rating]:
-    """One pass in the given order, from fresh ratings."""
+    """One pass in the given order, from fresh ratings (the `trueskill` package: the
+    reference that `rate_once_fast` is tested against)."""
     env = env or environment()
     ratings: dict[str, trueskill.Rating] = {}
     for g in games:
@@ -66,10 +68,49 @@ def rate_once(games: Sequence[RatedGame], env: trueskill.TrueSkill | None = None
     return ratings
 
 
+def _as_rating(mu: float, sigma: float) -> tuple[float, float]:
+    """(mu, sigma) as `trueskill.Rating(mu, sigma).mu/.sigma` read them back (through
+    precision and precision-adjusted mean, which can move the last bit)."""
+    pi = sigma ** -2
+    tau = pi * mu
+    return (pi and tau / pi), (math.sqrt(1 / pi) if pi else float("inf"))
+
+
+def rate_once_fast(games: Sequence[RatedGame], rater: FastRater | None = None
+                   ) -> dict[str, tuple[float, float]]:
+    """`rate_once` with `FastRater`: {label: (mu, sigma)} as the package's Ratings read."""
+    rater = rater or FastRater()
+    env = rater.env
+    ratings: dict[str, tuple[float, float]] = {}  # Rating(mu, sigma) constructor args
+    fresh = (env.mu, env.sigma)
+    for g in games:
+        if g.n < 2:
+            continue
+        new = rater.rate([ratings.get(label, fresh) for label, _ in g.seats],
+                         [rank for _, rank in g.seats])
+        by_label: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for (label, _), r in zip(g.seats, new, strict=True):
+            by_label[label].append(r)
+        for label, rs in by_label.items():
+            if len(rs) == 1:
+                ratings[label] = rs[0]
+            else:
+                read = [_as_rating(*r) for r in rs]
+                ratings[label] = (sum(m for m, _ in read) / len(read),
+                                  sum(s for _, s in read) / len(read))
+    return {k: _as_rating(*v) for k, v in ratings.items()}
+
+
+# Passes use the fast path; False puts the package itself back in every pass.
+FAST = True
+
+
 def _pass(args: tuple[Sequence[RatedGame], int, int]) -> dict[str, tuple[float, float]]:
     games, seed, p = args
     order = list(games)
     random.Random(f"{seed}:pass:{p}").shuffle(order)
+    if FAST:
+        return rate_once_fast(order)
     return {k: (r.mu, r.sigma) for k, r in rate_once(order).items()}
 
 
@@ -207,3 +248,236 @@ def rated_game(game_id: str, players: Mapping[str, str], placements: Mapping[str
                else {s for s in seats if placements[s] == 1})
     return RatedGame(game_id, tuple((players[s], int(placements[s])) for s in seats),
                      tuple(s in winners for s in seats))
+
+
+# --- a faster TrueSkill for one-player teams ------------------------------------------------
+#
+# `trueskill.TrueSkill.rate` builds a factor graph of Variable/Factor objects and Gaussian
+# messages for every game; most of its time is that object traffic. For one-player teams
+# with weight 1 (every game here), `FastRater.rate` runs the same schedule with the same
+# floating-point operations in the same order on plain floats (precision `pi`, precision
+# times mean `tau`), calling the environment's own v/w functions and draw margin. It
+# matches the package to 1e-9 on every update of the test corpus
+# (tests/perf/test_fast_trueskill.py); the package stays the reference (`rate_once`
+# with `fast=False`).
+
+_INF = float("inf")
+
+
+def _delta(old_pi: float, old_tau: float, pi: float, tau: float) -> float:
+    pi_delta = abs(old_pi - pi)
+    if pi_delta == _INF:
+        return 0.0
+    return max(abs(old_tau - tau), math.sqrt(pi_delta))
+
+
+class FastRater:
+    def __init__(self, env: trueskill.TrueSkill | None = None) -> None:
+        self.env = env or environment()
+        if self.env.tau != 0 and not isinstance(self.env.tau, int | float):
+            raise ValueError("FastRater needs a numeric tau")
+        if callable(self.env.draw_probability):
+            raise ValueError("FastRater needs a static draw probability")
+        self._margin = trueskill.calc_draw_margin(self.env.draw_probability, 2, self.env)
+
+    def rate(self, ratings: Sequence[tuple[float, float]], ranks: Sequence[int],
+             min_delta: float = trueskill.DELTA) -> list[tuple[float, float]]:
+        """New (mu, sigma) per player, in the order given, as `env.rate` of one-player
+        teams `[(Rating(mu, sigma),), ...]` with these ranks would return them."""
+        env = self.env
+        n = len(ratings)
+        order = sorted(range(n), key=lambda i: ranks[i])  # stable, as the package sorts
+        beta2 = env.beta ** 2
+        dyn = env.tau
+        # Variables: value (pi, tau) per node, and each factor's message into it.
+        r_pi = [0.0] * n
+        r_tau = [0.0] * n
+        p_pi = [0.0] * n
+        p_tau = [0.0] * n
+        t_pi = [0.0] * n
+        t_tau = [0.0] * n
+        # Messages: prior->r, lik->r, lik->p, sum->p, sum->t, diff_j->t (left/right), ...
+        m_rl_pi = [0.0] * n
+        m_rl_tau = [0.0] * n
+        m_pl_pi = [0.0] * n
+        m_pl_tau = [0.0] * n
+        m_ps_pi = [0.0] * n
+        m_ps_tau = [0.0] * n
+        m_ts_pi = [0.0] * n
+        m_ts_tau = [0.0] * n
+        k = n - 1
+        m_tl_pi = [0.0] * k  # diff_j -> t_j (left)
+        m_tl_tau = [0.0] * k
+        m_tr_pi = [0.0] * k  # diff_j -> t_{j+1} (right)
+        m_tr_tau = [0.0] * k
+        d_pi = [0.0] * k
+        d_tau = [0.0] * k
+        m_dd_pi = [0.0] * k  # diff factor -> d_j
+        m_dd_tau = [0.0] * k
+        m_dt_pi = [0.0] * k  # trunc factor -> d_j
+        m_dt_tau = [0.0] * k
+        for slot, i in enumerate(order):
+            mu, sigma = ratings[i]
+            pi0 = sigma ** -2  # Rating(mu, sigma)
+            tau0 = pi0 * mu
+            val_mu = pi0 and tau0 / pi0
+            val_sigma = math.sqrt(1 / pi0) if pi0 else _INF
+            # PriorFactor.down: update_value with Gaussian(mu, sqrt(sigma^2 + tau^2)).
+            s = math.sqrt(val_sigma ** 2 + dyn ** 2)
+            vpi = s ** -2
+            vtau = vpi * val_mu
+            r_pi[slot], r_tau[slot] = vpi, vtau
+        for j in range(n):
+            # LikelihoodFactor.down: msg = r / r[lik]; p[lik] = a * msg.
+            mpi = r_pi[j] - m_rl_pi[j]
+            mtau = r_tau[j] - m_rl_tau[j]
+            a = 1.0 / (1.0 + beta2 * mpi)
+            npi, ntau = a * mpi, a * mtau
+            p_pi[j] = (p_pi[j] - m_pl_pi[j]) + npi
+            p_tau[j] = (p_tau[j] - m_pl_tau[j]) + ntau
+            m_pl_pi[j], m_pl_tau[j] = npi, ntau
+        for j in range(n):
+            # SumFactor.down (team perf = the player's perf, coefficient 1).
+            dpi = p_pi[j] - m_ps_pi[j]
+            dtau = p_tau[j] - m_ps_tau[j]
+            mu = 1 * (dpi and dtau / dpi)
+            pi_inv = 1 ** 2 / float(dpi)
+            pi = 1.0 / pi_inv
+            tau = pi * mu
+            t_pi[j] = (t_pi[j] - m_ts_pi[j]) + pi
+            t_tau[j] = (t_tau[j] - m_ts_tau[j]) + tau
+            m_ts_pi[j], m_ts_tau[j] = pi, tau
+        tie = [ranks[order[j]] == ranks[order[j + 1]] for j in range(k)]
+        margin = self._margin
+        cdf, pdf = env.cdf, env.pdf
+
+        def vw(draw: bool, diff: float, draw_margin: float) -> tuple[float, float]:
+            """The package's (v, w) with each cdf/pdf evaluated once: w_win and w_draw
+            call v again on the same arguments, which gives the same value."""
+            if not draw:
+                x = diff - draw_margin
+                denom = cdf(x)
+                v = (pdf(x) / denom) if denom else -x
+                w = v * (v + x)
+                if 0 < w < 1:
+                    return v, w
+                return v, env.w_win(diff, draw_margin)  # raises the package's error
+            abs_diff = abs(diff)
+            a, b = draw_margin - abs_diff, -draw_margin - abs_diff
+            denom = cdf(a) - cdf(b)
+            pdf_a, pdf_b = pdf(a), pdf(b)
+            v_abs = ((pdf_b - pdf_a) / denom) if denom else a
+            v = v_abs * (-1 if diff < 0 else +1)
+            if not denom:
+                return v, env.w_draw(diff, draw_margin)  # raises the package's error
+            return v, (v_abs ** 2) + (a * pdf_a - b * pdf_b) / denom
+
+        def sum_update(vals: list[tuple[float, float, float, float]],
+                       coeffs: tuple[float, float]) -> tuple[float, float]:
+            pi_inv = 0.0
+            mu = 0.0
+            for (vpi, vtau, mpi, mtau), c in zip(vals, coeffs, strict=True):
+                dpi = vpi - mpi
+                dtau = vtau - mtau
+                mu += c * (dpi and dtau / dpi)
+                if pi_inv == _INF:
+                    continue
+                try:
+                    pi_inv += c ** 2 / float(dpi)
+                except ZeroDivisionError:
+                    pi_inv = _INF
+            pi = 1.0 / pi_inv
+            return pi, pi * mu
+
+        def diff_down(j: int) -> None:
+            pi, tau = sum_update([(t_pi[j], t_tau[j], m_tl_pi[j], m_tl_tau[j]),
+                                  (t_pi[j + 1], t_tau[j + 1], m_tr_pi[j], m_tr_tau[j])],
+                                 (1, -1))
+            d_pi[j] = (d_pi[j] - m_dd_pi[j]) + pi
+            d_tau[j] = (d_tau[j] - m_dd_tau[j]) + tau
+            m_dd_pi[j], m_dd_tau[j] = pi, tau
+
+        def diff_up(j: int, index: int) -> None:
+            if index == 1:  # to the right variable t_{j+1}
+                pi, tau = sum_update([(t_pi[j], t_tau[j], m_tl_pi[j], m_tl_tau[j]),
+                                      (d_pi[j], d_tau[j], m_dd_pi[j], m_dd_tau[j])],
+                                     (1.0, -1.0))
+                t = j + 1
+                t_pi[t] = (t_pi[t] - m_tr_pi[j]) + pi
+                t_tau[t] = (t_tau[t] - m_tr_tau[j]) + tau
+                m_tr_pi[j], m_tr_tau[j] = pi, tau
+            else:  # to the left variable t_j
+                pi, tau = sum_update([(d_pi[j], d_tau[j], m_dd_pi[j], m_dd_tau[j]),
+                                      (t_pi[j + 1], t_tau[j + 1], m_tr_pi[j], m_tr_tau[j])],
+                                     (1.0, 1.0))
+                t_pi[j] = (t_pi[j] - m_tl_pi[j]) + pi
+                t_tau[j] = (t_tau[j] - m_tl_tau[j]) + tau
+                m_tl_pi[j], m_tl_tau[j] = pi, tau
+
+        def trunc_up(j: int) -> float:
+            dpi = d_pi[j] - m_dt_pi[j]
+            dtau = d_tau[j] - m_dt_tau[j]
+            sqrt_pi = math.sqrt(dpi)
+            args = (dtau / sqrt_pi, margin * sqrt_pi)
+            v, w = vw(tie[j], *args)
+            denom = 1.0 - w
+            pi, tau = dpi / denom, (dtau + sqrt_pi * v) / denom
+            # Variable.update_value: message = value * old / self, then set(value).
+            m_dt_pi[j] = (pi + m_dt_pi[j]) - d_pi[j]
+            m_dt_tau[j] = (tau + m_dt_tau[j]) - d_tau[j]
+            delta = _delta(d_pi[j], d_tau[j], pi, tau)
+            d_pi[j], d_tau[j] = pi, tau
+            return delta
+
+        for _ in range(10):
+            if k == 1:
+                diff_down(0)
+                delta = trunc_up(0)
+            else:
+                delta = 0.0
+                for j in range(k - 1):
+                    diff_down(j)
+                    delta = max(delta, trunc_up(j))
+                    diff_up(j, 1)
+                for j in range(k - 1, 0, -1):
+                    diff_down(j)
+                    delta = max(delta, trunc_up(j))
+                    diff_up(j, 0)
+            if delta <= min_delta:
+                break
+        diff_up(0, 0)
+        diff_up(k - 1, 1)
+        out: list[tuple[float, float]] = [(0.0, 0.0)] * n
+        for j in range(n):
+            # SumFactor.up(0) of the team perf: the player's perf from the team's.
+            pi, tau = _single(t_pi[j], t_tau[j], m_ts_pi[j], m_ts_tau[j])
+            p_pi[j] = (p_pi[j] - m_ps_pi[j]) + pi
+            p_tau[j] = (p_tau[j] - m_ps_tau[j]) + tau
+            m_ps_pi[j], m_ps_tau[j] = pi, tau
+        for j in range(n):
+            # LikelihoodFactor.up: r[lik] = a * (p / p[lik]).
+            mpi = p_pi[j] - m_pl_pi[j]
+            mtau = p_tau[j] - m_pl_tau[j]
+            a = 1.0 / (1.0 + beta2 * mpi)
+            npi, ntau = a * mpi, a * mtau
+            rpi = (r_pi[j] - m_rl_pi[j]) + npi
+            rtau = (r_tau[j] - m_rl_tau[j]) + ntau
+            mu = rpi and rtau / rpi
+            sigma = math.sqrt(1 / rpi) if rpi else _INF
+            out[order[j]] = (float(mu), float(sigma))
+        return out
+
+
+def _single(vpi: float, vtau: float, mpi: float, mtau: float) -> tuple[float, float]:
+    """SumFactor.update with one term and coefficient 1.0."""
+    dpi = vpi - mpi
+    dtau = vtau - mtau
+    mu = 0.0
+    mu += 1.0 * (dpi and dtau / dpi)
+    pi_inv = 0.0
+    try:
+        pi_inv += 1.0 ** 2 / float(dpi)
+    except ZeroDivisionError:
+        pi_inv = _INF
+    pi = 1.0 / pi_inv
+    return pi, pi * mu
