@@ -41,7 +41,7 @@ from stille_post.providers.models import (
 # A replayed cassette must see byte-identical requests, so these caps are part of the
 # recording: change one and the cassettes recorded with it must be re-recorded.
 DEFAULT_MAX_OUTPUT_TOKENS: dict[str, int] = {
-    # Local models are slow and ramble; a Stille Post message is a few sentences.
+    # Local models are slow and ramble; a game's message is a few sentences.
     "openai-compatible": 160,
 }
 _KEY_ENV = {

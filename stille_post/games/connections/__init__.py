@@ -167,7 +167,8 @@ GAME = GameDefinition(
     package=__name__,
     config=ConnectionsConfig,
     roles=(
-        Role("setter", "seat 1: holds the secret word and blocks clues", DEFAULT_SETTER),
+        Role("setter", "seat 1: holds the secret word and blocks clues", DEFAULT_SETTER,
+             seats=(1,)),
         Role("guesser", "seats 2..n+1: give clues in turn and guess each other's",
              DEFAULT_GUESSER),
     ),

@@ -138,4 +138,6 @@ def placements(result: str, setter: int, guessers: Sequence[int]) -> dict[int, i
     seats = [setter, *guessers]
     if not won:
         return {s: 1 for s in seats}
-    return {s: 1 if s in won else 2 for s in seats}
+    # Competition ranks, as every game places (1, 1, 3, ...): the losers share the place
+    # after all the winners.
+    return {s: 1 if s in won else 1 + len(won) for s in seats}
