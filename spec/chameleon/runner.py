@@ -37,6 +37,7 @@ from stille_post.core.events import Event
 from stille_post.core.rng import ForcedRng
 from stille_post.games.chameleon import GAME
 from stille_post.games.chameleon.cards import load_cards
+from stille_post.games.kit.scenarios import scenario_seats
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.scripted import ScriptedProvider
@@ -133,25 +134,7 @@ def _forced_rng(given: Mapping[str, Any], category: str, n: int) -> ForcedRng:
 
 def _seats(when: Mapping[str, Any], n: int,
            scripts: dict[str, list[Any]]) -> tuple[list[str] | None, dict[str, str]]:
-    def spec(entry: Any, name: str) -> str:
-        if not isinstance(entry, Mapping) or len(entry) != 1:
-            raise ScenarioError(f"{name}: write {{script: [...]}} or {{bot: NAME}}")
-        if "bot" in entry:
-            return f"bot:{entry['bot']}"
-        if "script" in entry:
-            raw = f"openai:scripted-{name}"
-            scripts[raw] = list(entry["script"])
-            return raw
-        raise ScenarioError(f"{name}: write {{script: [...]}} or {{bot: NAME}}")
-
-    players = None
-    if "seats" in when:
-        seats = {int(k): v for k, v in when["seats"].items()}
-        if sorted(seats) != list(range(1, n + 1)):
-            raise ScenarioError(f"when.seats must name seats 1..{n}, got {sorted(seats)}")
-        players = [spec(seats[s], f"seat{s}") for s in range(1, n + 1)]
-    roles = {k: spec(when[k], k) for k in ("chameleon", "others") if k in when}
-    return players, roles
+    return scenario_seats(when, n, {"chameleon": "chameleon", "others": "others"}, scripts)
 
 
 def load(path: Path | str) -> list[dict[str, Any]]:

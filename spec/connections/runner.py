@@ -34,6 +34,7 @@ from stille_post.core.errors import ScenarioError
 from stille_post.core.events import Event
 from stille_post.games.connections import GAME
 from stille_post.games.kit import prepare
+from stille_post.games.kit.scenarios import scenario_seats
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.scripted import ScriptedProvider
@@ -94,31 +95,9 @@ def run(scenario: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, An
     return [e.to_json() for e in events], result
 
 
-def _seats(when: Mapping[str, Any], n: int, scripts: dict[str, list[Any]]
-           ) -> tuple[list[str] | None, dict[str, str]]:
-    def spec(entry: Any, name: str) -> str:
-        if not isinstance(entry, Mapping) or len(entry) != 1:
-            raise ScenarioError(f"{name}: write {{script: [...]}} or {{bot: NAME}}")
-        if "bot" in entry:
-            return str(entry["bot"])
-        if "script" in entry:
-            raw = f"openai:scripted-{name}"
-            scripts[raw] = list(entry["script"])
-            return raw
-        raise ScenarioError(f"{name}: write {{script: [...]}} or {{bot: NAME}}")
-
-    players = None
-    if "seats" in when:
-        seats = {int(k): v for k, v in when["seats"].items()}
-        if sorted(seats) != list(range(1, n + 1)):
-            raise ScenarioError(f"when.seats must name seats 1..{n}, got {sorted(seats)}")
-        players = [spec(seats[s], f"seat{s}") for s in range(1, n + 1)]
-    roles = {}
-    if "setter" in when:
-        roles["setter"] = spec(when["setter"], "setter")
-    if "guessers" in when:
-        roles["guesser"] = spec(when["guessers"], "guessers")
-    return players, roles
+def _seats(when: Mapping[str, Any], n: int,
+           scripts: dict[str, list[Any]]) -> tuple[list[str] | None, dict[str, str]]:
+    return scenario_seats(when, n, {"setter": "setter", "guessers": "guesser"}, scripts)
 
 
 def load(path: Path | str) -> list[dict[str, Any]]:

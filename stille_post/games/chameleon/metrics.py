@@ -16,7 +16,6 @@ the chameleon's label against the non-chameleons' labels (joined with " + " if m
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -29,24 +28,12 @@ from stille_post.games.chameleon.rules import (
     OUTCOMES,
     trivial_win_probability,
 )
+from stille_post.games.kit.stats import ratio as _ratio
+from stille_post.games.kit.stats import wilson
 
 GAME = "chameleon"
-Z95 = 1.959963984540054
 
 
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> list[float] | None:
-    """Wilson score interval: sound near 0 and 1, where the normal approximation is not."""
-    if n == 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
 class _Tally:

@@ -18,30 +18,18 @@ Definitions:
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stille_post.core.transcript import Transcript
+from stille_post.games.kit.stats import ratio as _ratio
+from stille_post.games.kit.stats import wilson
 
 GAME = "connections"
-Z95 = 1.959963984540054
 OUTCOMES = ("connection", "setter_blocked", "guesser_wrong")
 
 
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> list[float] | None:
-    if n == 0:
-        return None
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
 def _label(info: Mapping[str, Any]) -> str:

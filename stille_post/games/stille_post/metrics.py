@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from stille_post.core.transcript import Transcript
+from stille_post.games.kit.stats import ratio as _ratio
 from stille_post.providers.base import Usage
 from stille_post.providers.pricing import recorded_cost_usd
 
@@ -31,9 +32,6 @@ _COUNTS = (
     "input_tokens", "output_tokens",
 )
 
-
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
 
 
 def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
