@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ INDEX_FILE = "index.sqlite"
 
 # Commit the open transaction when this many rows wait, or when it is this old.
 COMMIT_ROWS = 256
-COMMIT_SECONDS = 0.25
+COMMIT_SECONDS = 0.05
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -95,6 +95,7 @@ class GameIndex:
         self._open_rows = 0  # rows inserted in the open (uncommitted) transaction
         self._opened_at = 0.0
         self._committed_at = float("-inf")  # no commit yet: the first row commits at once
+        self.before_commit: Callable[[], None] | None = None
 
     @classmethod
     def open(cls, folder: Path) -> GameIndex:
@@ -121,7 +122,12 @@ class GameIndex:
             self.flush()
 
     def flush(self) -> None:
-        """Commit the rows `add` inserted so far."""
+        """Commit the rows `add` inserted so far. `before_commit` runs first, always (the
+        runner moves the batch's transcripts into place there, so that a committed row
+        never names a file that is not in place, and a file in place is committed but
+        for the moment between the two)."""
+        if self.before_commit is not None:
+            self.before_commit()
         if self._open_rows:
             self._open_rows = 0
             self._db.execute("COMMIT")

@@ -18,13 +18,13 @@ from typing import Any
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.rng import make_rng
 from stille_post.core.text import clean_text
-from stille_post.core.transcript import TranscriptWriter
+from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.session import GameRun, play_game
 from stille_post.tournament.config import GameSpec, TournamentConfig
-from stille_post.tournament.index import GameIndex, IndexRow
+from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
@@ -71,6 +71,10 @@ async def run_tournament(
         raise ConfigError("--concurrency must be at least 1")
     validate(config, llm_factory)
     index = open_for_run(out, config, resume=resume, run=run_settings)
+    # The games' writers do not fsync on the event loop: `_play_one` fsyncs a finished
+    # transcript in a thread when `durable` (a few ms each, more than a bot game), and
+    # nothing does without it. Tasks created below inherit this context.
+    no_fsync = FSYNC_RESULTS.set(False)
     try:
         if retry_aborted:
             index.drop_unfinished_outcomes()
@@ -80,6 +84,17 @@ async def run_tournament(
         stats = RunStats(planned=len(plan), skipped=len(plan) - len(todo))
         factory = (limits or RateLimits()).wrap(llm_factory)
         spec_by_id = {g.id: (g.index, g.seed) for g in plan}
+        # Finished games whose rows wait for the index's next commit: their transcripts
+        # stay `.part` until then, so after a kill -9 every transcript in place has its
+        # row (a `.part` is removed and replayed on resume, as any unfinished game).
+        to_place: list[tuple[Path, Path]] = []
+
+        def place() -> None:
+            while to_place:
+                part, final = to_place.pop()
+                os.replace(part, final)
+
+        index.before_commit = place
         with TournamentProgress(len(plan), already_done=stats.skipped,
                                 enabled=progress) as bar:
             pending: Iterator[GameSpec] = iter(todo)
@@ -97,8 +112,9 @@ async def run_tournament(
                                           dollars=0.0)
                         continue
                     try:
-                        run = await _play_one(config, out, spec, factory, durable)
-                        row = _index_row(out, spec, run)
+                        part = await _play_one(config, out, spec, factory, durable)
+                        row = _index_row(out, spec, part.run)
+                        to_place.append((part.path, final))
                     except (UsageError, asyncio.CancelledError):
                         raise
                     except Exception as exc:  # one game must not end the run
@@ -113,6 +129,14 @@ async def run_tournament(
                     bar.game_finished(failed=row.status != "completed", tokens=tokens,
                                       dollars=row.dollars)
 
+            async def commit_often() -> None:
+                # The index commits fast-finishing games in batches; this bounds how long
+                # a finished game waits for its commit when no other game finishes.
+                while True:
+                    await asyncio.sleep(COMMIT_SECONDS)
+                    index.flush()
+
+            committer = asyncio.create_task(commit_often())
             workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(todo)))]
             try:
                 await asyncio.gather(*workers)
@@ -123,8 +147,11 @@ async def run_tournament(
                     w.cancel()
                 await asyncio.gather(*workers, return_exceptions=True)
                 raise
+            finally:
+                committer.cancel()
         return stats
     finally:
+        FSYNC_RESULTS.reset(no_fsync)
         index.close()
 
 
@@ -147,8 +174,14 @@ def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
                 preset=config.preset, llm_factory=llm_factory)
 
 
+@dataclass
+class _Played:
+    run: GameRun
+    path: Path  # the complete transcript, still `.part`: placed when its row commits
+
+
 async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
-                    factory: LLMFactory | None, durable: bool) -> GameRun:
+                    factory: LLMFactory | None, durable: bool) -> _Played:
     final = transcript_path(out, spec.id)
     part = final.with_name(final.name + ".part")
     run = await play_game(config.game, seed=spec.seed, out=part,
@@ -156,13 +189,17 @@ async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
                           options=dict(config.options), roles=dict(config.roles),
                           preset=config.preset, llm_factory=factory)
     if durable:
-        fd = os.open(part, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    os.replace(part, final)
-    return run
+        # Off the event loop: the other games keep playing while the disk syncs.
+        await asyncio.to_thread(_fsync, part)
+    return _Played(run, part)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:
