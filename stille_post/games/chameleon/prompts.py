@@ -14,6 +14,7 @@ turns, and the question being asked closes the last user turn.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from stille_post.core.events import Event
@@ -43,7 +44,11 @@ def _players(n: int) -> str:
 
 
 def role_section(obs: ChameleonObservation) -> str:
-    if obs.is_chameleon:
+    return _role_section(obs.is_chameleon, obs.secret)
+
+
+def _role_section(is_chameleon: bool, secret: str | None) -> str:
+    if is_chameleon:
         return (
             "YOUR ROLE (private: only you were told this)\n"
             "You ARE the chameleon. You were not told the secret word. Blend in: say a word "
@@ -53,7 +58,7 @@ def role_section(obs: ChameleonObservation) -> str:
         )
     return (
         "YOUR ROLE (private: only you were told this)\n"
-        f'You are NOT the chameleon. The secret word is "{obs.secret}". You do not know '
+        f'You are NOT the chameleon. The secret word is "{secret}". You do not know '
         "which of the others is the chameleon. Show that you know the secret word without "
         "giving it away: a word that is too obvious lets a caught chameleon name the secret "
         "word, and a word that is too vague makes the others suspect you."
@@ -61,12 +66,19 @@ def role_section(obs: ChameleonObservation) -> str:
 
 
 def system_prompt(obs: ChameleonObservation) -> str:
-    """The rules, then this game's card, then who the seat is and its role.
+    return _system_prompt(obs.seat, obs.num_players, obs.category, obs.words, obs.tie_rule,
+                          obs.role, obs.secret)
+
+
+@lru_cache(maxsize=4096)
+def _system_prompt(seat: int, n: int, category: str, words: tuple[str, ...], tie_rule: str,
+                   role: str, secret: str | None) -> str:
+    """The rules, then this game's card, then who the seat is and its role (built once
+    per seat and game: every request of the seat sends the same text).
 
     The order is for prompt caching (providers cache the longest prefix any earlier
     request shared): the rules are the same in every game of a tournament, the card is
     the same for every seat of a game, and only the last paragraph differs per seat."""
-    n = obs.num_players
     paragraphs = [
         f'"The Chameleon" is a word game for {n} players ({_players(n)}). One player is '
         "secretly the chameleon. Everyone else shares a secret word that the chameleon does "
@@ -76,7 +88,7 @@ def system_prompt(obs: ChameleonObservation) -> str:
         "secret word. The chameleon has to say a word too.\n"
         "2. Vote: then everyone, at the same moment, names the player they believe is the "
         "chameleon. You may name any player. The player named most often is accused. "
-        f"{_TIE_RULES.get(obs.tie_rule, '')}\n"
+        f"{_TIE_RULES.get(tie_rule, '')}\n"
         "3. Second chance: if the accused player is the chameleon, it gets one guess at the "
         "secret word, which must be one of the possible secret words of the card.\n"
         "Who wins: the other players win only if they accuse the chameleon AND its guess is "
@@ -88,9 +100,9 @@ def system_prompt(obs: ChameleonObservation) -> str:
         'when meant for you alone; other players\' words as "[Player X]: word". Your own '
         "earlier answers appear as your own replies.",
         "This game's card\n"
-        f"- Category: {obs.category}\n"
-        f"- The {len(obs.words)} possible secret words: {', '.join(obs.words)}",
-        f"You are Player {obs.seat}.\n\n{role_section(obs)}",
+        f"- Category: {category}\n"
+        f"- The {len(words)} possible secret words: {', '.join(words)}",
+        f"You are Player {seat}.\n\n{_role_section(role == 'chameleon', secret)}",
     ]
     return "\n\n".join(paragraphs)
 
