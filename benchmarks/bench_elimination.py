@@ -133,7 +133,10 @@ def prefix_share(seed: int, options: dict[str, Any]) -> tuple[float, float, int]
     return tot["stable"][1] / tot["stable"][0], tot["volatile"][1] / tot["volatile"][0], calls
 
 
-def main(games: int = 200) -> None:
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks elimination [--games=N]` (default 200 games per figure)."""
+    games = next((int(a.split("=", 1)[1]) for a in argv or [] if a.startswith("--games=")),
+                 200)
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     for label, opts in (("8 default bots, 3 private subrounds", {}),
@@ -147,6 +150,7 @@ def main(games: int = 200) -> None:
         stable, volatile, calls = prefix_share(seed, {})
         print(f"8 LLM seats (policy), seed {seed}: {calls} calls; input tokens in a stable "
               f"prefix {stable:.1%} (append-only) vs {volatile:.1%} (volatile state first)")
+    return 0
 
 
 if __name__ == "__main__":
