@@ -20,7 +20,8 @@ game.
    recorded cassettes hold that, so it is a measured what-if, not a change.
 
 Sizes: BENCH_EFF_GAMES (256), BENCH_EFF_LATENCIES_MS ("500,100,50,10"),
-BENCH_EFF_CONCURRENCIES ("16,64,256"), BENCH_EFF_CPU_GAMES (300), BENCH_EFF_PREFIX_GAMES (3: bench_providers has three distinct line-ups).
+BENCH_EFF_CONCURRENCIES ("16,64,256"), BENCH_EFF_CPU_GAMES (300),
+BENCH_EFF_PREFIX_GAMES (3: bench_providers has three distinct line-ups).
 """
 
 from __future__ import annotations
