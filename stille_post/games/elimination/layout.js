@@ -43,10 +43,10 @@
     function seatList(title, active, eliminated, finalRanks) {
       const li = row("gm seats", null);
       li.appendChild(el("p", "text", title));
-      const ul = el("ul", "seat-list");
+      const ul = el("div", "seat-list");
       const all = (active || []).concat(eliminated || []).map(Number).sort((a, b) => a - b);
       all.forEach((s) => {
-        const item = el("li");
+        const item = el("p", "text");
         item.appendChild(seatLabel(s));
         const r = finalRanks ? finalRanks[String(s)] : ranks[s];
         const out = (eliminated || []).map(Number).indexOf(s) >= 0;
@@ -60,18 +60,18 @@
       return li;
     }
 
+    // One line per seat ("P4 ███ 3"): plain paragraphs, so no list styling applies.
     function tally(counts) {
-      const ul = el("ul", "tally");
+      const box = el("div", "tally");
       Object.keys(counts || {})
         .sort((a, b) => counts[b] - counts[a] || Number(a) - Number(b))
         .forEach((s) => {
-          const item = el("li");
-          item.appendChild(seatChip(s));
-          item.appendChild(el("span", "bar", "█".repeat(Math.min(Number(counts[s]) || 0, 40))));
-          item.appendChild(document.createTextNode(" " + counts[s]));
-          ul.appendChild(item);
+          const line = el("p", "text");
+          line.appendChild(seatChip(s));
+          line.appendChild(document.createTextNode(" " + "█".repeat(Math.min(Number(counts[s]) || 0, 40)) + " " + counts[s]));
+          box.appendChild(line);
         });
-      return ul;
+      return box;
     }
 
     return {
@@ -123,16 +123,16 @@
         pairing: (ev) => {
           const li = row("gm pairing", null);
           li.appendChild(head(ev, gmLabel()));
-          const ul = el("ul", "pairs");
+          const ul = el("div", "pairs");
           (ev.data.pairs || []).forEach((p) => {
-            const item = el("li");
+            const item = el("p", "text");
             item.appendChild(seatChip(p[0]));
             item.appendChild(el("span", "link", " ⇄ "));
             item.appendChild(seatChip(p[1]));
             ul.appendChild(item);
           });
           (ev.data.unpaired || []).forEach((s) => {
-            const item = el("li", "unpaired");
+            const item = el("p", "text unpaired");
             item.appendChild(seatChip(s));
             item.appendChild(document.createTextNode(" not paired"));
             ul.appendChild(item);
