@@ -305,3 +305,14 @@ def test_a_voter_logged_twice_keeps_both_reasons(logs: Path, read_jsonl: Any) ->
         (4, None, None, "Changed my mind.")]
     result = next(e["data"] for e in events if e["type"] == "vote_result")
     assert result["counts"] == {"2": 1, "4": 3} and result["invalid"] == 0
+
+
+def test_metrics_count_imported_over_limit_messages(imported: Path, read_jsonl: Any) -> None:
+    """Imported texts are kept whole and only marked `over_limit`; the game's metrics still
+    count them among `over_limit_messages`, as they count the engine's cuts."""
+    from stille_post.games.elimination.metrics import compute_metrics
+
+    t = Transcript.load(imported / "games" / G1)
+    marked = sum(bool(e.data.get("over_limit")) for e in t.events)
+    assert marked == 2
+    assert compute_metrics([t])["overall"]["over_limit_messages"] == marked

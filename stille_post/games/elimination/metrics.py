@@ -13,7 +13,8 @@ Per player label (bot:sheep, openai:gpt-5, ...; several seats of one label add u
 - `words_per_message`: mean words over public, tie-break and final statements (the
   seed's "wordiness"; private messages have their own, smaller limits);
 - `partial_points`: mean of (n - rank) / (n - 1).
-`overall.over_limit_messages` counts the message events cut at their word limit.
+`overall.over_limit_messages` counts the message events cut at their word limit (or, in an
+imported log whose texts are kept whole, marked `over_limit`).
 
 A transcript is untrusted input: a field of the wrong shape is skipped, never a crash.
 """
@@ -158,7 +159,8 @@ def _events(events: Iterable[Event], labels: Mapping[int, str],
         label = labels.get(e.actor) if isinstance(e.actor, int) else None
         if e.type in MESSAGES:
             overall["messages"] += 1
-            cut = d.get("truncated_from_words") is not None
+            # Cut by our engine, or (an imported log, kept whole) marked as over its limit.
+            cut = d.get("truncated_from_words") is not None or d.get("over_limit") is True
             cuts += cut
             overall["over_limit"] += cut
             overall["empty"] += bool(d.get("empty"))
