@@ -1,4 +1,4 @@
-"""nox sessions: tests, spec, lint, bench, chaos, latest. `nox -l` lists them.
+"""nox sessions: tests, slow, spec, lint, bench, chaos, latest. `nox -l` lists them.
 
 `tests` installs the exact versions in constraints.txt (what CI runs), so a new release
 of a dependency cannot silently change behaviour; `latest` runs the same suite on the
@@ -22,9 +22,18 @@ def _install(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The whole offline suite (spec scenarios + tests), network blocked."""
+    """The offline suite CI runs (spec scenarios + tests), network blocked, on every core,
+    without the tests marked `slow`."""
     _install(session)
-    session.run("pytest", "--block-network", *session.posargs)
+    session.run("pytest", "--block-network", "-n", "auto", "-m", "not slow", *session.posargs)
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """The full-size statistical checks (the p* sweep for every n, the bot order over two
+    ranges of 500 games, the bad-input variants): the same bounds, more games."""
+    _install(session)
+    session.run("pytest", "--block-network", "-n", "auto", "-m", "slow", *session.posargs)
 
 
 @nox.session
