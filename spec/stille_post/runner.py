@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from stille_post.core.errors import ProviderError, ScenarioError
 from stille_post.core.rng import ForcedRng
-from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post import GAME, rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import StillePostGame
 from stille_post.games.stille_post.prompts import PROMPTS
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.base import ChatRequest, Completion, request_text
 from stille_post.providers.scripted import ScriptedProvider, completion_from_script

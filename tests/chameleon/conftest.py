@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stille_post.core.events import Event
+from stille_post.core.outcome import GameOutcome
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import Transcript
-from stille_post.core.outcome import GameOutcome
 from stille_post.games.chameleon import GAME
 from stille_post.games.kit import PreparedGame
 from stille_post.games.kit.setup import LLMFactory

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import pytest
@@ -59,8 +60,8 @@ def test_a_role_spec_wins_over_players_for_its_seats() -> None:
 
 
 def test_unknown_role_is_one_line() -> None:
-    with pytest.raises(ConfigError, match="no role 'spy'.*chameleon"):
-        GAME.prepare(seed=0, rng=__import__("random").Random(0), roles={"spy": "trivial"})
+    with pytest.raises(ConfigError, match=r"no role 'spy'.*chameleon"):
+        GAME.prepare(seed=0, rng=random.Random(0), roles={"spy": "trivial"})
 
 
 @pytest.mark.parametrize(("options", "players", "error", "message"), [

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stille_post.games.stille_post.roster import load_roster
 from stille_post.games.stille_post import prompts as P
 from stille_post.games.stille_post.observation import StillePostObservation
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.providers.base import ChatRequest, Message
 
 ROOT = Path(__file__).resolve().parents[2]

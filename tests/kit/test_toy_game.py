@@ -57,7 +57,8 @@ def test_the_generic_layers_name_no_game() -> None:
     and the package's own names aside)."""
     pattern = re.compile(r"chameleon|[\"'](elimination|connections)[\"']|stille.?post",
                          re.IGNORECASE)
-    allowed = re.compile(r"stille_post[./]|from stille_post import|`?stille-post`?(?= |$|`|\")|StillePost(Layouts|Viewer)|"
+    allowed = re.compile(r"stille_post[./]|from stille_post import|"
+                         r"`?stille-post`?(?= |$|`|\")|StillePost(Layouts|Viewer)|"
                          r"STILLE_POST_|prog_name|\"stille-post\"|stille-post (play|tournament"
                          r"|report|view|merge|games|import)|stille-post:")
     files = [*ROOT.joinpath("stille_post", "cli").glob("*.py"),

@@ -206,15 +206,18 @@ def test_a_view_that_is_not_an_extension_is_rebuilt() -> None:
 
 
 def test_kept_conversations_of_finished_games_are_swept(monkeypatch: Any) -> None:
-    monkeypatch.setattr(incremental, "MIN_SWEEP", 8)
+    monkeypatch.setattr(incremental, "SWEEP_EVERY", 8)
+    monkeypatch.setattr(incremental, "MIN_HORIZON", 16)
     renderer = IncrementalRenderer(SP.render_event)
     live = build([("message", 2, Visibility.public(), {"text": "x"})] * 3)
-    for g in range(100):  # 100 one-decision games, while one game stays live
+    sizes = []
+    for g in range(2000):  # 2,000 one-decision games, while one game stays live
         dead = build([("turn_start", 1, Visibility.public(), {"text": str(g)})])
         renderer.messages(dead, 1)
         renderer.messages(live, 1)
-    assert len(renderer) < 40
-    assert renderer.rebuilds == 101  # the live one was never dropped
+        sizes.append(len(renderer))
+    assert max(sizes[1000:]) <= max(sizes[:1000]) < 60  # flat, not growing with games
+    assert renderer.rebuilds == 2001  # the live one was never dropped
 
 
 def test_a_failing_event_forgets_the_half_rendered_conversation() -> None:

@@ -11,14 +11,14 @@ import pytest
 from faker import Faker
 
 from stille_post.core.events import Event
-from stille_post.core.rng import derive_rng, make_rng
-from stille_post.games.stille_post.roster import load_roster
 from stille_post.core.outcome import GameOutcome
+from stille_post.core.rng import derive_rng, make_rng
 from stille_post.games.stille_post import GAME
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import StillePostGame
 from stille_post.games.stille_post.prompts import PROMPTS, TOOL_NAMES
+from stille_post.games.stille_post.roster import load_roster
 from stille_post.players.base import Player
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.base import ChatRequest, Completion, ToolCall, Usage

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.kit.framing import FORGERY_PREFIX
+from stille_post.games.stille_post.bots import BOTS
 from stille_post.players.base import Action, Decision
 
 
