@@ -32,8 +32,8 @@ Which kept conversation belongs to a view:
 - events with `seq == 0` are not final: a repair notice previewed to the seat being
   re-asked, or a channel's buffered events (kit/channels.py), which reach the log later
   as new objects. They are rendered on a throwaway fork and never kept;
-- kept conversations of games that ended are swept: when the number kept has doubled,
-  entries not used since the last sweep are dropped, so memory stays flat over any
+- kept conversations of games that ended are swept: those unused for many times the
+  usual gap between two asks of a seat are dropped, so memory stays flat over any
   number of games.
 """
 
@@ -48,13 +48,14 @@ from stille_post.providers.base import Message
 
 RenderEvent = Callable[[Conversation, Event, int], None]
 
-# A sweep runs when the kept conversations reach max(MIN_SWEEP, SWEEP_FACTOR x those
-# that survived the last sweep). By then as many new seats have started as were live, so
-# about one game's length has passed, and every seat still playing has been asked in it:
-# only the conversations of finished games are dropped. Dropping a live one (a seat
-# idle for a whole game's length) costs one rebuild, never a wrong prompt.
-MIN_SWEEP = 256
-SWEEP_FACTOR = 2
+# Every SWEEP_EVERY renders, conversations not used for HORIZON_FACTOR times the usual
+# gap between two asks of one seat (at least MIN_HORIZON renders) are dropped: a seat
+# still playing is asked about every "usual gap", so only finished games go, and memory
+# stays bounded by the games in flight. Dropping a live one (a seat left idle for much
+# longer than usual) costs one rebuild, never a wrong prompt.
+SWEEP_EVERY = 256
+MIN_HORIZON = 1024
+HORIZON_FACTOR = 8
 
 
 @dataclass(slots=True)
@@ -63,7 +64,7 @@ class _Kept:
     first: Event  # held so that its id cannot be reused while the entry lives
     last: Event | None  # the last event rendered into `conv`
     n: int  # how many events of the view `conv` holds
-    used: bool = True
+    last_use: int = 0  # the renderer's render count when it was last used
 
 
 def render_full(render_event: RenderEvent, events: Sequence[Event], seat: int,
@@ -87,7 +88,8 @@ class IncrementalRenderer:
     def __init__(self, render_event: RenderEvent) -> None:
         self.render_event = render_event
         self._kept: dict[tuple[int, int], _Kept] = {}
-        self._sweep_at = MIN_SWEEP
+        self._now = 0  # renders so far
+        self._gap = 0.0  # running mean of the renders between two uses of one seat
         # Counters for benchmarks and tests: how many events were rendered, and how
         # many renders had to start from scratch.
         self.events_rendered = 0
@@ -104,10 +106,13 @@ class IncrementalRenderer:
         total = len(events)
         if (kept is None or kept.first is not first or kept.n > total
                 or (kept.n and events[kept.n - 1] is not kept.last)):
-            kept = _Kept(Conversation(), first, None, 0)
+            kept = _Kept(Conversation(), first, None, 0, self._now)
             self._kept[key] = kept
             self.rebuilds += 1
-        kept.used = True
+        else:
+            self._gap += (self._now - kept.last_use - self._gap) / 64
+        self._now += 1
+        kept.last_use = self._now
         conv = kept.conv
         render = self.render_event
         i = kept.n
@@ -130,15 +135,13 @@ class IncrementalRenderer:
             for e in events[i:]:
                 render(conv, e, seat)
             self.events_rendered += total - i
-        if len(self._kept) >= self._sweep_at:
+        if self._now % SWEEP_EVERY == 0:
             self._sweep()
         return conv.snapshot(closing)
 
     def _sweep(self) -> None:
-        self._kept = {k: v for k, v in self._kept.items() if v.used}
-        for v in self._kept.values():
-            v.used = False
-        self._sweep_at = max(MIN_SWEEP, SWEEP_FACTOR * len(self._kept))
+        oldest = self._now - max(MIN_HORIZON, HORIZON_FACTOR * self._gap)
+        self._kept = {k: v for k, v in self._kept.items() if v.last_use >= oldest}
 
     def __len__(self) -> int:
         """Conversations kept right now."""
