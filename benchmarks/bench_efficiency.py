@@ -20,7 +20,8 @@ game.
    recorded cassettes hold that, so it is a measured what-if, not a change.
 
 Sizes: BENCH_EFF_GAMES (256), BENCH_EFF_LATENCIES_MS ("500,100,50,10"),
-BENCH_EFF_CONCURRENCIES ("16,64,256"), BENCH_EFF_CPU_GAMES (300),
+BENCH_EFF_CONCURRENCIES ("16,64,256"), BENCH_EFF_WORKERS ("1,2": processes),
+BENCH_EFF_CPU_GAMES (300),
 BENCH_EFF_PREFIX_GAMES (3: bench_providers has three distinct line-ups).
 """
 
@@ -51,12 +52,14 @@ def efficiency_rows(games: int) -> list[dict[str, Any]]:
     from benchmarks.bench_tournament import efficiency
 
     rows = []
-    for latency_ms in _ints("BENCH_EFF_LATENCIES_MS", "500,100,50,10"):
-        for conc in _ints("BENCH_EFF_CONCURRENCIES", "16,64,256"):
-            r = efficiency(games, conc, latency_ms / 1000)
-            rows.append({"latency_ms": latency_ms, "concurrency": conc, "workers": 1,
-                         "efficiency": r["ratio"], "games": games, "wall_s": r["wall_s"],
-                         "ideal_s": r["ideal_s"], "cpu_s": r["cpu_s"]})
+    for workers in _ints("BENCH_EFF_WORKERS", "1,2"):
+        for latency_ms in _ints("BENCH_EFF_LATENCIES_MS", "500,100,50,10"):
+            for conc in _ints("BENCH_EFF_CONCURRENCIES", "16,64,256"):
+                r = efficiency(games, conc, latency_ms / 1000, workers=workers)
+                rows.append({"latency_ms": latency_ms, "concurrency": conc,
+                             "workers": workers, "efficiency": r["ratio"], "games": games,
+                             "wall_s": r["wall_s"], "ideal_s": r["ideal_s"],
+                             "cpu_s": r["cpu_s"]})
     return rows
 
 
@@ -258,9 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(r))
         return 0
     print(f"   efficiency = wall / ideal (Stille Post, {r['rows'][0]['games']} games, full "
-          "LLM-player path, simulated provider, 1 process):")
+          "LLM-player path, simulated provider):")
     for row in r["rows"]:
-        print(f"   {row['latency_ms']:4d} ms x {row['concurrency']:3d}: "
+        print(f"   W={row['workers']} {row['latency_ms']:4d} ms x {row['concurrency']:3d}: "
               f"{row['efficiency']:6.3f}  (wall {row['wall_s']:.2f} s, ideal "
               f"{row['ideal_s']:.2f} s, CPU {row['cpu_s']:.1f} s)")
     for game, g in r["games"].items():

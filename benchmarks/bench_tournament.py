@@ -68,7 +68,7 @@ class LeanSeat:
 
 
 def efficiency(games: int, concurrency: int, latency: float,
-               lean: bool = False) -> dict[str, float]:
+               lean: bool = False, workers: int = 1) -> dict[str, float]:
     def factory(spec: str, prompts: PromptBook) -> Player:
         provider = SimulatedProvider(spec.partition(":")[2], latency_s=latency)
         if lean:
@@ -78,11 +78,11 @@ def efficiency(games: int, concurrency: int, latency: float,
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "eff"
         cfg = TournamentConfig(game="stille-post", games=games, seed=1, players=SIM_SEATS)
-        t0, cpu0 = time.perf_counter(), time.process_time()
+        t0, cpu0 = time.perf_counter(), _cpu()
         asyncio.run(run_tournament(cfg, out, concurrency=concurrency, llm_factory=factory,
-                                   durable=False))
+                                   durable=False, workers=workers))
         wall = time.perf_counter() - t0
-        cpu = time.process_time() - cpu0
+        cpu = _cpu() - cpu0
         steps = 0
         for t in load_results(out).transcripts():
             steps += sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
@@ -90,6 +90,12 @@ def efficiency(games: int, concurrency: int, latency: float,
     return {"games": games, "concurrency": concurrency, "latency_s": latency,
             "critical_path_calls": steps, "wall_s": wall, "cpu_s": cpu, "ideal_s": ideal,
             "ratio": wall / ideal}
+
+
+def _cpu() -> float:
+    """CPU of this process and of its finished children (worker processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _rss_kib() -> int:

@@ -59,6 +59,7 @@ async def run_tournament(
     durable: bool = True,
     retry_aborted: bool = False,
     run_settings: Mapping[str, Any] | None = None,
+    workers: int = 1,
 ) -> RunStats:
     """Play every game of `config`'s shard that `out` has not finished yet.
 
@@ -66,9 +67,18 @@ async def run_tournament(
     process crash) could leave an indexed game whose file never reached the disk.
     An aborted game is a finished game (the report counts it); `retry_aborted` plays
     such games again, replacing their transcripts and rows.
+
+    `workers` > 1 plays in that many processes (each an asyncio loop with its share of the
+    games and of `concurrency`), all writing to `out`: the CPU-bound case (bots, fast
+    local models) then uses every core. Needs the `fork` start method (Linux).
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    if workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    if workers > 1 and limits is not None and limits.limits:
+        # Each process would keep its own buckets and allow the whole rate.
+        raise ConfigError("rate limits need --workers 1")
     validate(config, llm_factory)
     index = open_for_run(out, config, resume=resume, run=run_settings)
     # The games' writers do not fsync on the event loop: `_play_one` fsyncs a finished
@@ -84,75 +94,183 @@ async def run_tournament(
         stats = RunStats(planned=len(plan), skipped=len(plan) - len(todo))
         factory = (limits or RateLimits()).wrap(llm_factory)
         spec_by_id = {g.id: (g.index, g.seed) for g in plan}
-        # Finished games whose rows wait for the index's next commit: their transcripts
-        # stay `.part` until then, so after a kill -9 every transcript in place has its
-        # row (a `.part` is removed and replayed on resume, as any unfinished game).
-        to_place: list[tuple[Path, Path]] = []
-
-        def place() -> None:
-            while to_place:
-                part, final = to_place.pop()
-                os.replace(part, final)
-
-        index.before_commit = place
-        with TournamentProgress(len(plan), already_done=stats.skipped,
-                                enabled=progress) as bar:
-            pending: Iterator[GameSpec] = iter(todo)
-
-            async def worker() -> None:
-                for spec in pending:  # shared iterator: each game goes to one worker
-                    final = transcript_path(out, spec.id)
-                    kept = row_from_transcript(out, spec_by_id, final) \
-                        if is_complete(final) else None
-                    if kept is not None and (kept.status == "completed" or not retry_aborted):
-                        # Finished on disk but not indexed: index it, never play it again.
-                        index.add(kept)
-                        stats.skipped += 1
-                        bar.game_finished(failed=kept.status != "completed", tokens=0,
-                                          dollars=0.0)
-                        continue
-                    try:
-                        part = await _play_one(config, out, spec, factory, durable)
-                        row = _index_row(out, spec, part.run)
-                        to_place.append((part.path, final))
-                    except (UsageError, asyncio.CancelledError):
-                        raise
-                    except Exception as exc:  # one game must not end the run
-                        row = _aborted_row(out, spec, exc, config.game)
-                    index.add(row)
-                    stats.played += 1
-                    stats.aborted += row.status != "completed"
-                    tokens = row.input_tokens + row.output_tokens
-                    stats.tokens += tokens
-                    stats.dollars += row.dollars
-                    stats.game_ids.append(spec.id)
-                    bar.game_finished(failed=row.status != "completed", tokens=tokens,
-                                      dollars=row.dollars)
-
-            async def commit_often() -> None:
-                # The index commits fast-finishing games in batches; this bounds how long
-                # a finished game waits for its commit when no other game finishes.
-                while True:
-                    await asyncio.sleep(COMMIT_SECONDS)
-                    index.flush()
-
-            committer = asyncio.create_task(commit_often())
-            workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(todo)))]
-            try:
-                await asyncio.gather(*workers)
-            except BaseException:
-                # One failing game (a usage error, say) stops the run: cancel the rest so
-                # their partial transcripts are closed as aborted and replayed on resume.
-                for w in workers:
-                    w.cancel()
-                await asyncio.gather(*workers, return_exceptions=True)
-                raise
-            finally:
-                committer.cancel()
+        if workers > 1 and len(todo) > 1:
+            index.close()  # each process opens its own connection
+            return await _run_processes(config, out, todo, stats, spec_by_id, factory,
+                                        workers=min(workers, len(todo)),
+                                        concurrency=concurrency, durable=durable,
+                                        retry_aborted=retry_aborted, progress=progress,
+                                        planned=len(plan))
+        await _play_share(config, out, index, todo, stats, spec_by_id, factory,
+                          concurrency=concurrency, durable=durable,
+                          retry_aborted=retry_aborted, progress=progress,
+                          planned=len(plan))
         return stats
     finally:
         FSYNC_RESULTS.reset(no_fsync)
         index.close()
+
+
+async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
+                      todo: list[GameSpec], stats: RunStats,
+                      spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None, *,
+                      concurrency: int, durable: bool, retry_aborted: bool, progress: bool,
+                      planned: int, report: Any = None) -> None:
+    """Play `todo` on this event loop with `concurrency` games at a time. `report(row)`
+    (a worker process) is told of each finished game instead of a progress bar."""
+    # Finished games whose rows wait for the index's next commit: their transcripts
+    # stay `.part` until then, so after a kill -9 every transcript in place has its
+    # row (a `.part` is removed and replayed on resume, as any unfinished game).
+    to_place: list[tuple[Path, Path]] = []
+
+    def place() -> None:
+        while to_place:
+            part, final = to_place.pop()
+            os.replace(part, final)
+
+    index.before_commit = place
+    with TournamentProgress(planned, already_done=stats.skipped,
+                            enabled=progress and report is None) as bar:
+        pending: Iterator[GameSpec] = iter(todo)
+
+        async def worker() -> None:
+            for spec in pending:  # shared iterator: each game goes to one worker
+                final = transcript_path(out, spec.id)
+                kept = row_from_transcript(out, spec_by_id, final) \
+                    if is_complete(final) else None
+                if kept is not None and (kept.status == "completed" or not retry_aborted):
+                    # Finished on disk but not indexed: index it, never play it again.
+                    index.add(kept)
+                    stats.skipped += 1
+                    bar.game_finished(failed=kept.status != "completed", tokens=0,
+                                      dollars=0.0)
+                    if report is not None:
+                        report("kept", kept.status != "completed", 0, 0.0)
+                    continue
+                try:
+                    part = await _play_one(config, out, spec, factory, durable)
+                    row = _index_row(out, spec, part.run)
+                    to_place.append((part.path, final))
+                except (UsageError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # one game must not end the run
+                    row = _aborted_row(out, spec, exc, config.game)
+                index.add(row)
+                stats.played += 1
+                stats.aborted += row.status != "completed"
+                tokens = row.input_tokens + row.output_tokens
+                stats.tokens += tokens
+                stats.dollars += row.dollars
+                stats.game_ids.append(spec.id)
+                bar.game_finished(failed=row.status != "completed", tokens=tokens,
+                                  dollars=row.dollars)
+                if report is not None:
+                    report("played", row.status != "completed", tokens, row.dollars)
+
+        async def commit_often() -> None:
+            # The index commits fast-finishing games in batches; this bounds how long
+            # a finished game waits for its commit when no other game finishes.
+            while True:
+                await asyncio.sleep(COMMIT_SECONDS)
+                index.flush()
+
+        committer = asyncio.create_task(commit_often())
+        workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(todo)))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            # One failing game (a usage error, say) stops the run: cancel the rest so
+            # their partial transcripts are closed as aborted and replayed on resume.
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+        finally:
+            committer.cancel()
+
+
+async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpec],
+                         stats: RunStats, spec_by_id: dict[str, tuple[int, int]],
+                         factory: LLMFactory | None, *, workers: int, concurrency: int,
+                         durable: bool, retry_aborted: bool, progress: bool,
+                         planned: int) -> RunStats:
+    """`workers` forked processes, each playing every `workers`-th game of `todo` with
+    its share of `concurrency`; they tell this one about each game (for the progress bar)
+    and their totals. The folder was prepared once, here, before the fork."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.SimpleQueue()
+    per = max(1, -(-concurrency // workers))
+    procs = [ctx.Process(target=_worker_process, daemon=True,
+                         args=(config, out, todo[k::workers], spec_by_id, factory, per,
+                               durable, retry_aborted, planned, queue))
+             for k in range(workers)]
+    for p in procs:
+        p.start()
+    errors: list[tuple[str, str]] = []
+    with TournamentProgress(planned, already_done=stats.skipped, enabled=progress) as bar:
+        running = len(procs)
+        try:
+            while running:
+                msg = await asyncio.to_thread(queue.get)
+                if msg[0] in ("played", "kept"):
+                    bar.game_finished(failed=msg[1], tokens=msg[2], dollars=msg[3])
+                elif msg[0] == "done":
+                    running -= 1
+                    share: RunStats = msg[1]
+                    stats.skipped += share.skipped
+                    stats.played += share.played
+                    stats.aborted += share.aborted
+                    stats.tokens += share.tokens
+                    stats.dollars += share.dollars
+                    stats.game_ids.extend(share.game_ids)
+                elif msg[0] == "error":
+                    running -= 1
+                    errors.append((msg[1], msg[2]))
+        finally:
+            for p in procs:
+                if errors or running:
+                    p.terminate()
+                await asyncio.to_thread(p.join)
+    if errors:
+        kind, text = errors[0]
+        raise UsageError(text) if kind == "usage" else RuntimeError(f"a worker failed: {text}")
+    return stats
+
+
+def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
+                    spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None,
+                    concurrency: int, durable: bool, retry_aborted: bool, planned: int,
+                    queue: Any) -> None:
+    """One forked worker: a fresh event loop over its share of the games."""
+    # Forked from inside the parent's running loop: this thread still looks like it is
+    # running one, which asyncio.run refuses.
+    asyncio.events._set_running_loop(None)
+
+    def report(kind: str, failed: bool, tokens: int, dollars: float) -> None:
+        queue.put((kind, failed, tokens, dollars))
+
+    async def main() -> RunStats:
+        share = RunStats(planned=len(todo), skipped=0)
+        token = FSYNC_RESULTS.set(False)
+        index = GameIndex.open(out)
+        try:
+            await _play_share(config, out, index, todo, share, spec_by_id, factory,
+                              concurrency=concurrency, durable=durable,
+                              retry_aborted=retry_aborted, progress=False,
+                              planned=planned, report=report)
+        finally:
+            FSYNC_RESULTS.reset(token)
+            index.close()
+        return share
+
+    try:
+        queue.put(("done", asyncio.run(main())))
+    except UsageError as exc:
+        queue.put(("error", "usage", str(exc)))
+    except BaseException as exc:  # reported to the parent, which raises it
+        queue.put(("error", "other", f"{type(exc).__name__}: {exc}"))
 
 
 def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
