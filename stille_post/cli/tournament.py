@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import os
 import secrets
 from pathlib import Path
 from typing import Annotated, Any
@@ -61,6 +62,9 @@ COMMON = [
     option("preset", str | None, None, "--preset", help="a named configuration of the game"),
     option("concurrency", int | None, None, "--concurrency",
            help="games played at the same time [default: 8]"),
+    option("workers", int | None, None, "--workers",
+           help="processes playing games (default: every core when no seat calls a "
+                "model, else 1); rate limits need 1"),
     option("out", Path | None, None, "--out",
            help="results folder (default: runs/tournaments/GAME-seedS)"),
     option("resume", bool, False, "--resume",
@@ -144,10 +148,15 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             shard = f", shard {config.shard}" if config.shard else ""
             err.print(f"[bold]{definition.title}[/] tournament: {config.games} games from "
                       f"seed [bold]{config.seed}[/]{shard} -> {folder}")
+        workers = cli.get("workers")
+        if workers is None:
+            # Bot-only runs are CPU-bound: use every core. With model seats the run waits
+            # on the network, one process is enough, and rate limits need a single one.
+            workers = 1 if llm_factory is not None or limits.limits else (os.cpu_count() or 1)
         stats = asyncio.run(run_tournament(
             config, folder, resume=resume, concurrency=concurrency, limits=limits,
             llm_factory=llm_factory, progress=not as_json, durable=bool(cli.get("fsync")),
-            retry_aborted=bool(cli.get("retry_aborted")),
+            retry_aborted=bool(cli.get("retry_aborted")), workers=workers,
             run_settings={"concurrency": concurrency, "rate_limits": rate_texts,
                           **({"models": str(models_file)} if models_file else {})}))
     summary = aggregate(load_results(folder))
