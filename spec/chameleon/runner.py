@@ -30,8 +30,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from stille_post.core.errors import ScenarioError
 from stille_post.core.events import Event
 from stille_post.core.rng import ForcedRng
@@ -135,11 +133,3 @@ def _forced_rng(given: Mapping[str, Any], category: str, n: int) -> ForcedRng:
 def _seats(when: Mapping[str, Any], n: int,
            scripts: dict[str, list[Any]]) -> tuple[list[str] | None, dict[str, str]]:
     return scenario_seats(when, n, {"chameleon": "chameleon", "others": "others"}, scripts)
-
-
-def load(path: Path | str) -> list[dict[str, Any]]:
-    """The scenarios of one YAML file (a single scenario, or `scenarios: [...]`)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, Mapping) and "scenarios" in data:
-        return [dict(s) for s in data["scenarios"]]
-    return [dict(data)]

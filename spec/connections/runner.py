@@ -28,8 +28,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from stille_post.core.errors import ScenarioError
 from stille_post.core.events import Event
 from stille_post.games.connections import GAME
@@ -98,10 +96,3 @@ def run(scenario: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, An
 def _seats(when: Mapping[str, Any], n: int,
            scripts: dict[str, list[Any]]) -> tuple[list[str] | None, dict[str, str]]:
     return scenario_seats(when, n, {"setter": "setter", "guessers": "guesser"}, scripts)
-
-
-def load(path: Path | str) -> list[dict[str, Any]]:
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, Mapping) and "scenarios" in data:
-        return [dict(s) for s in data["scenarios"]]
-    return [dict(data)]

@@ -35,8 +35,7 @@ class _Log:
                             "visibility": vis, "data": data})
 
 
-def keyed(counts: Mapping[int, int]) -> dict[str, int]:
-    return {str(k): v for k, v in sorted(counts.items())}
+keyed = R.keyed
 
 
 def _extras(line: Mapping[str, Any], used: Iterable[str], ours: Iterable[str]
@@ -254,17 +253,7 @@ class GameEvents:
         return counts, best
 
     def step(self, stage: str, s: R.TieStep) -> None:
-        data: dict[str, Any] = {"stage": stage, "step": s.step, "tied": list(s.tied),
-                                "leaders": list(s.leaders), "decided": s.decided}
-        if s.step == "revote":
-            data.update(counts=keyed(s.counts), invalid=s.invalid)
-        elif s.step == "cumulative":
-            data.update(cumulative=keyed(s.cumulative))
-        else:
-            data.update(picked=s.picked)
-        self.log.emit("tie_break", **data, text=P.tie_break_text(
-            s.step, s.leaders, counts=keyed(s.counts), invalid=s.invalid,
-            cumulative=keyed(s.cumulative), picked=s.picked))
+        self.log.emit("tie_break", **P.tie_step_event(stage, s))
 
     def chain(self, stage: str, rest: list[int], loser: int, *, cumulative: bool = True
               ) -> tuple[list[int], str]:

@@ -41,10 +41,7 @@ def facts_of(c: EliminationConfig) -> Facts:
                  c.tie_break_words, c.final_words, c.limit_policy, c.jury_tie)
 
 
-def _keyed(counts: Mapping[int, int]) -> dict[str, int]:
-    """Seat-keyed mappings go into events with string keys: a transcript read back gives
-    the same dict, so the canonical text does not depend on having been reloaded."""
-    return {str(k): v for k, v in sorted(counts.items())}
+_keyed = R.keyed
 
 
 class EliminationEngine(Engine[EliminationConfig]):
@@ -279,17 +276,7 @@ class EliminationEngine(Engine[EliminationConfig]):
         return steps[-1].leaders[0], steps[-1].step if steps[-1].decided else "rng"
 
     def _emit_step(self, stage: str, s: R.TieStep) -> None:
-        data: dict[str, Any] = {"stage": stage, "step": s.step, "tied": list(s.tied),
-                                "leaders": list(s.leaders), "decided": s.decided}
-        if s.step == "revote":
-            data.update(counts=_keyed(s.counts), invalid=s.invalid)
-        elif s.step == "cumulative":
-            data.update(cumulative=_keyed(s.cumulative))
-        else:
-            data.update(picked=s.picked)
-        self.emit("tie_break", **data, text=P.tie_break_text(
-            s.step, s.leaders, counts=_keyed(s.counts), invalid=s.invalid,
-            cumulative=_keyed(s.cumulative), picked=s.picked))
+        self.emit("tie_break", **P.tie_step_event(stage, s))
 
     def _eliminate(self, seat: int, stage: str, votes: int, decided_by: str) -> None:
         rank = len(self.active)

@@ -26,6 +26,7 @@ from typing import Any
 from stille_post.core.errors import ParseError
 from stille_post.core.events import Event
 from stille_post.games.elimination.observation import Facts, Observation
+from stille_post.games.elimination.rules import TieStep, keyed
 from stille_post.games.kit.framing import GM, GM_TO_YOU, Conversation
 from stille_post.games.kit.votes import parse_seat
 from stille_post.players.base import Action, Decision
@@ -414,3 +415,20 @@ class EliminationPrompts:
 
 
 PROMPTS = EliminationPrompts()
+
+
+def tie_step_event(stage: str, s: TieStep) -> dict[str, Any]:
+    """The data of a `tie_break` event for one step of the tie chain, its text included:
+    the engine and the log importer emit the same event for the same step."""
+    data: dict[str, Any] = {"stage": stage, "step": s.step, "tied": list(s.tied),
+                            "leaders": list(s.leaders), "decided": s.decided}
+    if s.step == "revote":
+        data.update(counts=keyed(s.counts), invalid=s.invalid)
+    elif s.step == "cumulative":
+        data.update(cumulative=keyed(s.cumulative))
+    else:
+        data.update(picked=s.picked)
+    data["text"] = tie_break_text(s.step, s.leaders, counts=keyed(s.counts),
+                                  invalid=s.invalid, cumulative=keyed(s.cumulative),
+                                  picked=s.picked)
+    return data

@@ -328,3 +328,9 @@ def ranks(eliminated: Sequence[int], remaining: Sequence[int],
 def partial_points(rank: int, n: int) -> float:
     """Seed 001's partial points: (n - rank) / (n - 1); 1 for the winner, 0 for the first out."""
     return (n - rank) / (n - 1) if n > 1 else 1.0
+
+
+def keyed(counts: Mapping[int, int]) -> dict[str, int]:
+    """Seat-keyed mappings go into events with string keys: a transcript read back gives
+    the same dict, so the canonical text does not depend on having been reloaded."""
+    return {str(k): v for k, v in sorted(counts.items())}
