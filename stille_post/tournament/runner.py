@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,11 +240,28 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
     return stats
 
 
+def _die_with_parent() -> None:
+    """A worker must not outlive the run it belongs to: when the parent is killed (even
+    with SIGKILL, which no handler sees), the kernel kills the worker too (Linux
+    PR_SET_PDEATHSIG), so an interrupted tournament stops playing, and spending, at once.
+    Its unfinished games are redone by --resume as usual."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: daemon processes still end with a parent that exits normally
+    if os.getppid() == 1:  # the parent died before the call above took effect
+        os._exit(1)
+
+
 def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
                     spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None,
                     concurrency: int, durable: bool, retry_aborted: bool, planned: int,
                     queue: Any) -> None:
     """One forked worker: a fresh event loop over its share of the games."""
+    _die_with_parent()
     # Forked from inside the parent's running loop: this thread still looks like it is
     # running one, which asyncio.run refuses.
     asyncio.events._set_running_loop(None)
