@@ -27,6 +27,7 @@ from stille_post.core.errors import ParseError
 from stille_post.core.events import Event
 from stille_post.games.connections.observation import ConnectionsObservation
 from stille_post.games.kit.framing import GM, GM_TO_YOU, Conversation
+from stille_post.games.kit.incremental import IncrementalRenderer
 from stille_post.players.base import Action, Decision
 from stille_post.providers.base import ChatRequest, Tool, ToolCall
 
@@ -304,36 +305,39 @@ def _own_call(conv: Conversation, e: Event, tool: Tool, args: dict[str, Any]) ->
     conv.tool_result(str(call_id), _OWN_RESULT[e.type])
 
 
+def render_event(conv: Conversation, e: Event, seat: int) -> None:
+    """One event of a seat's view into its conversation (the same way every time)."""
+    d = e.data
+    own = e.actor == seat
+    if e.type in ("persona", "personas"):
+        return  # in the system prompt
+    if e.type == "secret" and d.get("seat") == seat and d.get("chosen_by") == "setter":
+        _own_call(conv, e, CHOOSE_WORD, {"word": d["word"]})
+        return
+    if e.type == "clue_word" and own:
+        _own_call(conv, e, GIVE_CLUE, {"word": d["word"], "clue": d["clue"]})
+        return
+    if e.type == "clue":
+        if not own:
+            conv.user(f"[Player {e.actor}]: (clue) {d['clue']}")
+        return
+    if e.type == "guess":
+        if own:
+            _own_call(conv, e, GUESS_TOOL, {"word": d["word"]})
+        else:
+            conv.user(f"[Player {e.actor}]: (guess) {d['word']}")
+        return
+    text = str(d.get("text", ""))
+    if text:
+        conv.user(f"{GM}: {text}" if e.visibility.is_public else f"{GM_TO_YOU}: {text}")
+
+
+# A seat's conversation is kept between its decisions and only extended (kit/incremental).
+RENDERER = IncrementalRenderer(render_event)
+
+
 def render_messages(events: Sequence[Event], seat: int, closing: str) -> list[Any]:
-    conv = Conversation()
-    for e in events:
-        d = e.data
-        own = e.actor == seat
-        if e.type == "persona":
-            continue  # in the system prompt
-        if e.type == "personas":
-            continue  # in the system prompt
-        if e.type == "secret" and d.get("seat") == seat and d.get("chosen_by") == "setter":
-            _own_call(conv, e, CHOOSE_WORD, {"word": d["word"]})
-            continue
-        if e.type == "clue_word" and own:
-            _own_call(conv, e, GIVE_CLUE, {"word": d["word"], "clue": d["clue"]})
-            continue
-        if e.type == "clue":
-            if not own:
-                conv.user(f"[Player {e.actor}]: (clue) {d['clue']}")
-            continue
-        if e.type == "guess":
-            if own:
-                _own_call(conv, e, GUESS_TOOL, {"word": d["word"]})
-            else:
-                conv.user(f"[Player {e.actor}]: (guess) {d['word']}")
-            continue
-        text = str(d.get("text", ""))
-        if text:
-            conv.user(f"{GM}: {text}" if e.visibility.is_public else f"{GM_TO_YOU}: {text}")
-    conv.user(f"{GM_TO_YOU}: {closing}")
-    return conv.done()
+    return RENDERER.messages(events, seat, f"{GM_TO_YOU}: {closing}")
 
 
 class ConnectionsPrompts:

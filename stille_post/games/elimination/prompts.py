@@ -28,6 +28,7 @@ from stille_post.core.events import Event
 from stille_post.games.elimination.observation import Facts, Observation
 from stille_post.games.elimination.rules import TieStep, keyed
 from stille_post.games.kit.framing import GM, GM_TO_YOU, Conversation
+from stille_post.games.kit.incremental import IncrementalRenderer
 from stille_post.games.kit.votes import parse_seat
 from stille_post.players.base import Action, Decision
 from stille_post.providers.base import ChatRequest, Tool
@@ -401,16 +402,19 @@ def render_into(conv: Conversation, e: Event, seat: int) -> None:
         conv.user(f"{GM}: {text}" if e.visibility.is_public else f"{GM_TO_YOU}: {text}")
 
 
+RENDERER = IncrementalRenderer(render_into)
+
+
 class EliminationPrompts:
     """The PromptBook of LLM seats."""
 
     def render(self, decision: Decision[Any]) -> ChatRequest:
         obs: Observation = decision.observation
-        conv = Conversation()
-        for e in obs.events:
-            render_into(conv, e, obs.seat)
-        conv.user(f"{GM_TO_YOU}: {instruction(decision.kind, obs)}")
-        return ChatRequest(system=system_prompt(obs.seat, obs.facts), messages=conv.done(),
+        # The seat's conversation is kept between its decisions and only extended: the
+        # same messages as rendering every event again, at O(new events) per decision.
+        messages = RENDERER.messages(obs.events, obs.seat,
+                                     f"{GM_TO_YOU}: {instruction(decision.kind, obs)}")
+        return ChatRequest(system=system_prompt(obs.seat, obs.facts), messages=messages,
                            tools=list(TOOLS), tool_choice=TOOL_CHOICE.get(decision.kind, "none"))
 
 
