@@ -25,7 +25,8 @@ def tests(session: nox.Session) -> None:
     """The offline suite CI runs (spec scenarios + tests), network blocked, on every core,
     without the tests marked `slow`."""
     _install(session)
-    session.run("pytest", "--block-network", "-n", "auto", "-m", "not slow", *session.posargs)
+    session.run("pytest", "--block-network", "-n", "auto", "--dist", "loadgroup", "-m", "not slow",
+                *session.posargs)
 
 
 @nox.session

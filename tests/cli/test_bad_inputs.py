@@ -213,6 +213,11 @@ def _param(case: Case) -> object:
     return pytest.param(case, id=case.why, marks=marks)
 
 
+# The table runs once per process (a module fixture); under pytest-xdist, keep its tests
+# on one worker (`--dist loadgroup`), or every worker would run all of it again.
+pytestmark = pytest.mark.xdist_group("bad-input-table")
+
+
 @pytest.fixture(scope="module")
 def fixtures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("bad-inputs")
