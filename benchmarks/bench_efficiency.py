@@ -37,6 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from benchmarks.prefix import common_prefix, serialise
 from benchmarks.simchameleon import ChameleonSimProvider, Meter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,24 +105,6 @@ def cpu_per_step_chameleon(games: int) -> float:
 
 # --- stable prefix --------------------------------------------------------------------------
 
-def _serialise(system: str, messages: list[Any], tools: list[Any]) -> str:
-    # The order the APIs cache in: tools, system, messages (as bench_providers does).
-    return json.dumps([[[t.name, t.description, t.parameters] for t in tools], system,
-                       [[m.role, m.content, [[c.name, c.arguments, c.id] for c in m.tool_calls],
-                         m.tool_call_id] for m in messages]], ensure_ascii=False)
-
-
-def _common(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    # Compare in blocks first: requests share long prefixes.
-    step = 256
-    while i + step <= n and a[i:i + step] == b[i:i + step]:
-        i += step
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
 
 def prefix_share(per_seat: dict[int, list[str]]) -> float:
     """Against the same seat's previous request (the issue's 75.3% figure)."""
@@ -130,7 +113,7 @@ def prefix_share(per_seat: dict[int, list[str]]) -> float:
         prev = ""
         for text in texts:
             total += len(text)
-            shared += _common(prev, text)
+            shared += common_prefix(prev, text)
             prev = text
     return shared / total if total else 0.0
 
@@ -142,7 +125,7 @@ def prefix_share_any(sequence: list[str]) -> float:
     seen: list[str] = []
     for text in sequence:
         total += len(text)
-        shared += max((_common(p, text) for p in seen), default=0)
+        shared += max((common_prefix(p, text) for p in seen), default=0)
         seen.append(text)
     return shared / total if total else 0.0
 
@@ -175,11 +158,11 @@ def stille_post_prefix(games: int) -> dict[str, float]:
             for r in requests:
                 rules, sep, hints = r.system.partition(f"\n\n{HINTS_HEADER}\n")
                 late = json.dumps(sep + hints) if sep else ""
-                asis = _serialise(r.system, r.messages, r.tools)
-                text = _serialise(rules, r.messages, r.tools)
+                asis = serialise(r.system, r.messages, r.tools)
+                text = serialise(rules, r.messages, r.tools)
                 hl = text[:-1] + "," + late + "]" if late else text
                 anon = rules.replace(f"You are Player {seat} in", "You are a player in", 1)
-                text = _serialise(anon, r.messages, r.tools)
+                text = serialise(anon, r.messages, r.tools)
                 shl = text[:-1] + "," + json.dumps(f"You are Player {seat}." + sep + hints) + "]"
                 for v, t in zip(variants, (asis, hl, shl), strict=True):
                     game[v][seat].append(t)
@@ -210,7 +193,7 @@ def chameleon_prefix(games: int) -> dict[str, float]:
             self.key = key
 
         async def complete(self, request: Any) -> Any:
-            per_seat[self.key].append(_serialise(request.system, request.messages,
+            per_seat[self.key].append(serialise(request.system, request.messages,
                                                  request.tools))
             return await super().complete(request)
 

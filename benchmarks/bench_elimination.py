@@ -8,7 +8,6 @@ that puts the volatile state first in the system prompt."""
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import tempfile
 import time
@@ -17,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.prefix import common_prefix, serialise_request, tokens
 from stille_post.core.rng import make_rng
 from stille_post.games.elimination import GAME
 from stille_post.games.kit.setup import prepare
@@ -67,25 +67,6 @@ def to_disk(games: int, options: dict[str, Any]) -> float:
 
 # --- stable prefix --------------------------------------------------------------------------
 
-def _tokens(text: str) -> int:
-    return (len(text) + 3) // 4
-
-
-def _serialise(request: Any) -> str:
-    tools = [[t.name, t.description, t.parameters] for t in request.tools]
-    msgs = [[m.role, m.content] for m in request.messages]
-    return json.dumps([tools, request.system, msgs], ensure_ascii=False)
-
-
-def _common(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class PolicyProvider:
     def __init__(self, model: str, log: list[Any]) -> None:
         self.model, self.log = model, log
@@ -126,9 +107,9 @@ def prefix_share(seed: int, options: dict[str, Any]) -> tuple[float, float, int]
             vol = replace(req, system=f"[state] call {i} of seat {seat}; round, subround and "
                                       f"seats still in as of now.\n{req.system}")
             for mode, r in (("stable", req), ("volatile", vol)):
-                text = _serialise(r)
-                tot[mode][0] += _tokens(text)
-                tot[mode][1] += _tokens(text[:_common(prev[mode], text)])
+                text = serialise_request(r)
+                tot[mode][0] += tokens(text)
+                tot[mode][1] += tokens(text[:common_prefix(prev[mode], text)])
                 prev[mode] = text
     return tot["stable"][1] / tot["stable"][0], tot["volatile"][1] / tot["volatile"][0], calls
 

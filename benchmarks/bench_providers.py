@@ -27,14 +27,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.prefix import common_prefix, serialise_request, tokens
+
 ROOT = Path(__file__).resolve().parents[1]
 N_CALLS = 30
 SEATS = ["openai:gpt-5", "anthropic:claude-opus-4-6", "google:gemini-2.5-flash",
          "openai:gpt-4.1-mini"]
-
-
-def _tokens(text: str) -> int:
-    return (len(text) + 3) // 4
 
 
 # --- 1. overhead per call ---------------------------------------------------------------
@@ -112,25 +110,9 @@ class PolicyProvider:
                        [t.name for t in request.tools])
         calls = [ToolCall(n, a, f"call_{len(self.log)}_{i}")
                  for i, (n, a) in enumerate(reply.tool_calls)]
-        out = _tokens(reply.text) + sum(_tokens(json.dumps(a)) for _, a in reply.tool_calls)
+        out = tokens(reply.text) + sum(tokens(json.dumps(a)) for _, a in reply.tool_calls)
         return Completion(reply.text, calls, Usage(0, out, 0), self.model,
                           "tool_calls" if calls else "stop")
-
-
-def _serialise(request: Any) -> str:
-    tools = [[t.name, t.description, t.parameters] for t in request.tools]
-    msgs = [[m.role, m.content, [[c.name, c.arguments, c.id] for c in m.tool_calls],
-             m.tool_call_id] for m in request.messages]
-    return json.dumps([tools, request.system, msgs], ensure_ascii=False)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _volatile(request: Any, seat: int, index: int) -> Any:
@@ -192,9 +174,9 @@ def tokens_per_game(seed: int = 2026) -> None:
                     system_changes += 1  # a hint was appended to the system prompt
                 prev_system = req.system
                 for mode, r in (("stable", req), ("volatile", _volatile(req, seat, i))):
-                    text = _serialise(r)
-                    totals[mode][0] += _tokens(text)
-                    totals[mode][1] += _tokens(text[:_common_prefix(prev[mode], text)])
+                    text = serialise_request(r)
+                    totals[mode][0] += tokens(text)
+                    totals[mode][1] += tokens(text[:common_prefix(prev[mode], text)])
                     prev[mode] = text
         games.append((totals, out, calls))
         print(f"  {status:9s} {calls:3d} calls  input {totals['stable'][0]:6d}  output {out:4d}"
