@@ -75,10 +75,6 @@ def all_games() -> dict[str, GameDefinition]:
     return dict(_registry())
 
 
-def game_names() -> list[str]:
-    return list(_registry())
-
-
 def get_game(name: str) -> GameDefinition:
     game = _registry().get(name)
     if game is None:
@@ -92,4 +88,4 @@ def reload_registry() -> None:
 
 
 __all__ = ["DEFAULT_GAME", "ENTRY_POINT_GROUP", "ENV_VAR", "GameDefinition", "all_games",
-           "game_names", "get_game", "reload_registry"]
+           "get_game", "reload_registry"]

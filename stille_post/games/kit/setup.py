@@ -232,11 +232,3 @@ def prepare(
     ctx = SetupContext(definition, config, seed, rng, players, dict(roles or {}), llm_factory)
     engine = definition.setup(ctx)
     return PreparedGame(definition, engine, ctx.data, seed)
-
-
-def load_yaml_script(path: Path) -> list[Any]:
-    """For tests and tools: a script file's entries (same rules as a script: seat)."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, list):
-        raise ScenarioError(f"{path}: a script is a YAML list of replies")
-    return data

@@ -147,22 +147,16 @@ class Table:
         kind: str,
         *,
         observe: Observe,
-        validate: Callable[[int], Callable[[Action], T]] | Callable[[Action], T],
+        validate: Callable[[Action], T],
         tools: Sequence[Tool] = (),
         generation: GenerationConfig | None = None,
         on_failure: OnFailure = "return",
-        per_seat: bool = False,
     ) -> dict[int, Answer[T]]:
         """Ask `seats` at the same moment; answers come back keyed and ordered by seat,
-        with every seat's notices already emitted in that order. With `per_seat`,
-        `validate` is a function of the seat that returns the seat's validator."""
+        with every seat's notices already emitted in that order."""
         order = sorted(set(seats))
-
-        def validator(seat: int) -> Callable[[Action], T]:
-            return validate(seat) if per_seat else validate  # type: ignore[return-value,arg-type]
-
         answers = await asyncio.gather(*(
-            self.ask(s, kind, observe=observe, validate=validator(s), tools=tools,
+            self.ask(s, kind, observe=observe, validate=validate, tools=tools,
                      generation=generation, flush=False) for s in order))
         out = dict(zip(order, answers, strict=True))
         for seat in order:
