@@ -25,7 +25,7 @@ def tests(session: nox.Session) -> None:
     """The offline suite CI runs (spec scenarios + tests), network blocked, on every core,
     without the tests marked `slow`."""
     _install(session)
-    session.run("pytest", "--block-network", "-n", "auto", "--dist", "loadgroup", "-m", "not slow",
+    session.run("pytest", "--block-network", "-n", "auto", "--dist", "loadfile", "-m", "not slow",
                 *session.posargs)
 
 

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from stille_post.core.errors import UsageError
-from stille_post.viewer import default_output, write_html
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +22,9 @@ def register(app: typer.Typer) -> None:
             "--open", help="open the page in the default browser")] = False,
     ) -> None:
         """Write an HTML replay of a game: one file, no network needed to view it."""
+        # imported here: jinja2 and the templates are only needed to draw a page
+        from stille_post.viewer import default_output, write_html
+
         if not transcript.is_file():
             raise UsageError(f"no transcript at {transcript}")
         target = out if out is not None else default_output(transcript)

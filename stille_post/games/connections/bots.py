@@ -28,9 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from stille_post.core.rng import derive_rng
 from stille_post.games.connections import prompts as P
@@ -39,6 +37,9 @@ from stille_post.games.connections.dictionary import Dictionary
 from stille_post.games.connections.observation import ConnectionsObservation
 from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import ToolCall
+
+if TYPE_CHECKING:  # numpy is imported where vectors are used: the CLI starts without it
+    import numpy as np
 
 
 @dataclass
@@ -80,6 +81,7 @@ def _secret_pool(d: Dictionary) -> tuple[str, ...]:
 
 
 class ConnectionsBot:
+    instant = True  # decide() never awaits: no deadline timer (players/base.is_instant)
     kind = "bot"
 
     def __init__(self, rng: random.Random, setup: BotSetup) -> None:
@@ -172,6 +174,7 @@ class SemanticBot(ConnectionsBot):
 
     # how close a candidate is to a clue, for this bot
     def bias(self, words: Sequence[str], vecs: np.ndarray) -> np.ndarray:
+        import numpy as np
         b = np.zeros(len(words), np.float32)
         if self.self_vec is not None:
             b += 0.15 * (vecs @ self.self_vec)
@@ -180,6 +183,8 @@ class SemanticBot(ConnectionsBot):
     def decode(self, clue: str, pool: Sequence[str],
                vecs: np.ndarray | None = None) -> str | None:
         """The pool word nearest to the clue (not a word of the clue itself)."""
+        import numpy as np
+
         if not pool:
             return None
         if vecs is None:
@@ -207,6 +212,8 @@ class SemanticBot(ConnectionsBot):
         return _CLUES[key]
 
     def _make_clue(self, word: str, prefix: str) -> str:
+        import numpy as np
+
         vocab, vecs = _clue_vocab(self.d)
         sims = vecs @ self.emb.vector(word)
         picked: list[str] = []
@@ -255,6 +262,8 @@ class AdaptiveBot(SemanticBot):
     eta = 0.5
 
     def __init__(self, rng: random.Random, setup: BotSetup, seat: int) -> None:
+        import numpy as np
+
         super().__init__(rng, setup, seat)
         dim = self.emb.matrix.shape[1]
         # Perceived discourse vectors start at "common knowledge" (zero), or at a persona
@@ -280,6 +289,8 @@ class AdaptiveBot(SemanticBot):
         self.seen = len(obs.history)
 
     def rank_targets(self, obs: ConnectionsObservation, words: list[str]) -> list[float]:
+        import numpy as np
+
         self.learn(obs)
         mates = [self.perceived[s] for s in obs.guessers if s in self.perceived]
         toward = np.mean(mates, axis=0) if mates else None

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from stille_post.core.errors import ConfigError, ScenarioError, UsageError
@@ -166,6 +165,8 @@ def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
     """A `script:FILE.yaml` seat: the real LLM path (prompts, parsing, re-asks) fed with
     replies from a file, so a bug report can be replayed from the command line. The file
     is a YAML list of entries as `providers/scripted.py` documents them."""
+    import yaml  # only script seats need it: keeps the CLI's start-up lean
+
     from stille_post.players.llm import LLMPlayer
     from stille_post.providers.scripted import ScriptedProvider
 
