@@ -45,6 +45,13 @@ class Player(Protocol):
     async def decide(self, decision: Decision[Any]) -> Action: ...
 
 
+def is_instant(player: object) -> bool:
+    """True for a player whose `decide` never suspends (the games' in-process bots set
+    `instant = True`). A deadline can only fire at a suspension point, so the table arms
+    none for such a player: a bot tournament saves a timer per decision (~3.5 us)."""
+    return getattr(player, "instant", False) is True
+
+
 class PromptBook(Protocol):
     """A game's prompts: turns a decision into the request an LLM sees."""
 

@@ -61,6 +61,48 @@ def test_ask_all_applies_answers_in_seat_order_whatever_arrives_first() -> None:
     assert repairs == [1, 3]  # emitted in seat order, not arrival order (3 first)
 
 
+class Instant:
+    instant = True
+    name = "bot:instant"
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        return Action(text="now")
+
+
+def test_only_players_that_can_suspend_get_a_deadline_timer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot's decide never suspends, so a timer could never fire for it: none is armed.
+    Every other player keeps its deadline (test_a_hung_player_forfeits_and_is_removed)."""
+    import stille_post.games.kit.asking as asking
+    from stille_post.games import all_games, get_game
+    from stille_post.games.kit.setup import prepare
+
+    armed: list[float] = []
+    real = asyncio.timeout
+
+    def counting(delay: float | None) -> Any:
+        armed.append(delay or 0.0)
+        return real(delay)
+
+    monkeypatch.setattr(asking.asyncio, "timeout", counting)
+    table = Table("t", {1: Instant(), 2: Delayed(2, 0.0, ["x"])}, make_rng(0),
+                  timeout_s=7.0)
+
+    async def run() -> None:
+        table.start(None)
+        for seat in (1, 2):
+            await table.ask(seat, "x", observe=lambda s, e: None, validate=_validate)
+
+    asyncio.run(run())
+    assert armed == [7.0]  # seat 2 only
+    armed.clear()
+    for name in all_games():  # every game's default bots claim it: no timer at all
+        game = get_game(name)
+        prepared = prepare(game, seed=1, rng=make_rng(1), players=None, options={})
+        asyncio.run(prepared.play(None))
+    assert armed == []
+
+
 def test_channels_merge_in_key_order_whatever_finishes_first() -> None:
     table = Table("t", {s: Delayed(s, 0, []) for s in range(1, 5)}, make_rng(0))
 

@@ -53,6 +53,7 @@ def repeaters(obs: ChameleonObservation) -> list[int]:
 
 
 class ChameleonBot:
+    instant = True  # decide() never awaits: no deadline timer (players/base.is_instant)
     kind = "bot"
 
     def __init__(self, rng: random.Random, card: Card | None = None) -> None:

@@ -38,6 +38,8 @@ STYLES = ("random", "loyal", "backstabber", "sheep")
 
 
 class EliminationBot:
+    instant = True  # decide() never awaits: no deadline timer (players/base.is_instant)
+
     def __init__(self, style: str, rng: random.Random) -> None:
         if style not in STYLES:
             raise ValueError(f"unknown bot style {style!r}")

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from stille_post.core.errors import ParseError, ProviderError
 from stille_post.core.events import Event, Visibility
-from stille_post.players.base import Action, Decision, Player
+from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.providers.base import Usage
 
 T = TypeVar("T")
@@ -72,13 +72,16 @@ async def ask(
     `ParseError` for a reply that earns a re-ask; `repair_notice` words that re-ask."""
     answer: Answer[T] = Answer()
     repair: str | None = None
+    instant = is_instant(player)
     for attempt in range(repair_attempts + 1):
         decision = decision_for(answer.pending, repair)
         try:
-            # asyncio.timeout, unlike wait_for, wraps no task around each answer: bot
-            # tournaments play thousands of decisions a second and pay for every task.
-            async with asyncio.timeout(timeout_s):
+            if instant:
                 action = await player.decide(decision)
+            else:
+                # asyncio.timeout, unlike wait_for, wraps no task around each answer.
+                async with asyncio.timeout(timeout_s):
+                    action = await player.decide(decision)
         except ProviderError as exc:
             answer.failure = f"the model could not be reached ({exc})"
             return answer

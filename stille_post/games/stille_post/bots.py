@@ -98,6 +98,7 @@ class Knowledge:
 
 
 class StillePostBot:
+    instant = True  # decide() never awaits: no deadline timer (players/base.is_instant)
     kind = "bot"
 
     def __init__(self, rng: random.Random) -> None:

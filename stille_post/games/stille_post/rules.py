@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from stille_post.core.rng import Rng
@@ -26,6 +27,7 @@ _TRAILING_PUNCT = ".,;:!?"
 
 # --- matching ------------------------------------------------------------------------
 
+@lru_cache(maxsize=1024)  # pure; called for every roster id on every identity guess
 def normalise(text: str) -> str:
     """Casefold, then strip whitespace, quotes and backticks at both ends and
     punctuation at the end, until nothing more comes off."""
