@@ -15,7 +15,12 @@ card sizes.
 Figures (ratios are ours ÷ ChatArena's, so < 1 means we are faster or cheaper):
 - wall time of GAMES games at 16, 64 and 200 wide, at LATENCY per call;
 - CPU per model call at zero latency: the engine in memory, and with persistence;
-- input tokens per game (characters / 4 of every message sent).
+- input tokens per game (characters / 4 of every message sent), also with our tie rule set
+  to ChatArena's (`chameleon_wins`: a tie accuses nobody, so, as in ChatArena, the
+  simulated model's all-way tie ends the game without a second chance and both sides
+  make the same 8 calls per game).
+
+`--tokens` prints only the token figures (deterministic; no timing, a few seconds).
 
 Sizes: BENCH_PEER_GAMES (200), BENCH_PEER_LATENCY (0.1 s), BENCH_PEER_CPU_GAMES (300).
 """
@@ -37,6 +42,7 @@ from benchmarks.simchameleon import ChameleonSimProvider, Meter, chatarena_answe
 WIDTHS = (16, 64, 200)
 SEATS = ("openai:sim-a", "openai:sim-b", "openai:sim-c", "openai:sim-d")
 OPTIONS = {"words": 8}
+CHATARENA_RULES = {"words": 8, "tie_rule": "chameleon_wins"}
 
 # ChatArena's example Chameleon config ships outside its wheel; this is a game prompt and
 # role text of the same scope and about the same length, in our own words.
@@ -83,7 +89,8 @@ def ours_wall(games: int, width: int, latency: float, meter: Meter) -> float:
         return time.perf_counter() - t0
 
 
-def ours_cpu_in_memory(games: int) -> tuple[float, Meter]:
+def ours_cpu_in_memory(games: int, options: dict[str, Any] = OPTIONS
+                       ) -> tuple[float, Meter]:
     from stille_post.core.rng import make_rng
     from stille_post.games import get_game
     from stille_post.games.kit.setup import prepare
@@ -98,7 +105,7 @@ def ours_cpu_in_memory(games: int) -> tuple[float, Meter]:
     async def run() -> None:
         for seed in range(games):
             prepared = prepare(game, seed=seed, rng=make_rng(seed), players=list(SEATS),
-                               options=OPTIONS, llm_factory=factory)
+                               options=options, llm_factory=factory)
             await prepared.play(None)
 
     t0 = time.process_time()
@@ -188,10 +195,33 @@ def chatarena_cpu(games: int) -> tuple[float, Meter]:
 
 # --- the run ---------------------------------------------------------------------------------
 
-def measure() -> dict[str, Any]:
+def token_figures(games: int) -> dict[str, Any]:
+    """Input tokens and calls per game on both sides (deterministic)."""
     import random
 
     random.seed(0)  # ChatArena deals from the global random module
+    _, ours = ours_cpu_in_memory(games)
+    _, rules = ours_cpu_in_memory(games, CHATARENA_RULES)
+    _, theirs = chatarena_cpu(games)
+    out = {
+        "ours_calls_per_game": ours.calls / games,
+        "ours_input_tokens_per_game": tokens(ours.input_chars) / games,
+        "ours_calls_per_game_chatarena_rules": rules.calls / games,
+        "ours_input_tokens_per_game_chatarena_rules": tokens(rules.input_chars) / games,
+        "chatarena_calls_per_game": theirs.calls / games,
+        "chatarena_input_tokens_per_game": tokens(theirs.input_chars) / games,
+    }
+    out["input_tokens_ratio"] = (out["ours_input_tokens_per_game"]
+                                 / out["chatarena_input_tokens_per_game"])
+    out["input_tokens_ratio_chatarena_rules"] = (
+        out["ours_input_tokens_per_game_chatarena_rules"]
+        / out["chatarena_input_tokens_per_game"])
+    return out
+
+
+def measure(timing: bool = True) -> dict[str, Any]:
+    import random
+
     games = int(os.environ.get("BENCH_PEER_GAMES", 200))
     latency = float(os.environ.get("BENCH_PEER_LATENCY", 0.1))
     cpu_games = int(os.environ.get("BENCH_PEER_CPU_GAMES", 300))
@@ -203,16 +233,16 @@ def measure() -> dict[str, Any]:
     # Warm both (imports, first-game caches) so neither pays them inside a figure.
     ours_cpu_in_memory(3)
     chatarena_cpu(3)
+    out.update(token_figures(cpu_games))
+    if not timing:
+        return out
+    random.seed(0)
     cpu_mem, m_mem = ours_cpu_in_memory(cpu_games)
     cpu_disk, m_disk = ours_cpu_persisted(cpu_games)
     cpu_ca, m_ca = chatarena_cpu(cpu_games)
     out["ours_cpu_us_per_call"] = cpu_mem / m_mem.calls * 1e6
     out["ours_cpu_us_per_call_persisted"] = cpu_disk / m_disk.calls * 1e6
     out["chatarena_cpu_us_per_call"] = cpu_ca / m_ca.calls * 1e6
-    out["ours_calls_per_game"] = m_mem.calls / cpu_games
-    out["chatarena_calls_per_game"] = m_ca.calls / cpu_games
-    out["ours_input_tokens_per_game"] = tokens(m_mem.input_chars) / cpu_games
-    out["chatarena_input_tokens_per_game"] = tokens(m_ca.input_chars) / cpu_games
     for width in WIDTHS:
         ours = ours_wall(games, width, latency, Meter())
         theirs = chatarena_wall(games, width, latency, Meter())
@@ -222,8 +252,6 @@ def measure() -> dict[str, Any]:
     out["cpu_per_call_ratio"] = out["ours_cpu_us_per_call"] / out["chatarena_cpu_us_per_call"]
     out["cpu_per_call_ratio_persisted"] = (out["ours_cpu_us_per_call_persisted"]
                                            / out["chatarena_cpu_us_per_call"])
-    out["input_tokens_ratio"] = (out["ours_input_tokens_per_game"]
-                                 / out["chatarena_input_tokens_per_game"])
     return out
 
 
@@ -235,24 +263,32 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_peer: chatarena is not installed here; run `nox -s bench -- peer` "
               "(it installs chatarena==0.1.18 in the bench session only)", file=sys.stderr)
         return 0 if "--json" not in argv else 2
-    r = measure()
+    r = measure(timing="--tokens" not in argv)
     if "--json" in argv:
         print(json.dumps(r))
         return 0
     print(f"   ChatArena 0.1.18 Chameleon vs ours, 4 players, 8-word card, simulated model "
           f"at {r['latency_ms']:.0f} ms; {r['games']} games (ratio = ours / ChatArena)")
     for width in WIDTHS:
+        if f"wall_ratio_{width}" not in r:
+            continue
         print(f"   wall, {width:3d} wide: ours {r[f'ours_wall_s_{width}']:7.2f} s, ChatArena "
               f"(thread pool) {r[f'chatarena_wall_s_{width}']:7.2f} s, ratio "
               f"{r[f'wall_ratio_{width}']:.2f}")
-    print(f"   CPU per model call: ours {r['ours_cpu_us_per_call']:.0f} µs in memory, "
-          f"{r['ours_cpu_us_per_call_persisted']:.0f} µs with transcripts and index; "
-          f"ChatArena {r['chatarena_cpu_us_per_call']:.0f} µs (no persistence); ratio "
-          f"{r['cpu_per_call_ratio']:.2f} ({r['cpu_per_call_ratio_persisted']:.2f} persisted)")
+    if "cpu_per_call_ratio" in r:
+        print(f"   CPU per model call: ours {r['ours_cpu_us_per_call']:.0f} µs in memory, "
+              f"{r['ours_cpu_us_per_call_persisted']:.0f} µs with transcripts and index; "
+              f"ChatArena {r['chatarena_cpu_us_per_call']:.0f} µs (no persistence); ratio "
+              f"{r['cpu_per_call_ratio']:.2f} ({r['cpu_per_call_ratio_persisted']:.2f} "
+              "persisted)")
     print(f"   input tokens per game: ours {r['ours_input_tokens_per_game']:.0f} "
-          f"({r['ours_calls_per_game']:.1f} calls), ChatArena "
-          f"{r['chatarena_input_tokens_per_game']:.0f} ({r['chatarena_calls_per_game']:.1f} "
+          f"({r['ours_calls_per_game']:.2f} calls), ChatArena "
+          f"{r['chatarena_input_tokens_per_game']:.0f} ({r['chatarena_calls_per_game']:.2f} "
           f"calls); ratio {r['input_tokens_ratio']:.2f}")
+    print(f"   at ChatArena's tie rule (chameleon_wins): ours "
+          f"{r['ours_input_tokens_per_game_chatarena_rules']:.0f} "
+          f"({r['ours_calls_per_game_chatarena_rules']:.2f} calls); ratio "
+          f"{r['input_tokens_ratio_chatarena_rules']:.2f}")
     print(f"   (ChatArena's imports took {r['chatarena_import_s']:.1f} s, outside the figures)")
     return 0
 

@@ -18,8 +18,8 @@ from stille_post.providers.base import ChatRequest, Completion, Usage
 
 CLUE = "delicious"
 _SEAT = re.compile(r"You are Player (\d+)")
-_PLAYERS = re.compile(r"for (\d+) players")
-_WORDS = re.compile(r"possible secret words: ([^\n]+)")
+_PLAYERS = re.compile(r"Players 1 to (\d+)")
+_WORDS = re.compile(r"The card: ([^\n]+)\.")
 
 
 def tokens(chars: int) -> int:
@@ -53,14 +53,16 @@ class ChameleonSimProvider:
         self.meter.record([request.system, *(m.content for m in request.messages)])
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        last = request.messages[-1].content if request.messages else ""
-        seat = int(m.group(1)) if (m := _SEAT.search(request.system)) else 1
+        # The question is the last line of the last user turn.
+        last = request.messages[-1].content.rsplit("\n", 1)[-1] if request.messages else ""
+        seat = next((int(m.group(1)) for msg in request.messages
+                     if (m := _SEAT.search(msg.content))), 1)
         n = int(m.group(1)) if (m := _PLAYERS.search(request.system)) else 4
-        if "Vote now" in last or "You are the dealer" in last:
+        if "You are the dealer" in last:
+            text = re.findall(r"(\d+)", last.rsplit("one of", 1)[1])[0]
+        elif "Vote now" in last:
             text = str(seat % n + 1)
-            if "tied between" in last:
-                text = re.findall(r"Player (\d+)", last.rsplit("tied between", 1)[1])[0]
-        elif "second chance" in last:
+        elif "Guess the secret word" in last:
             words = _WORDS.search(request.system)
             text = words.group(1).split(",")[0].strip() if words else CLUE
         else:

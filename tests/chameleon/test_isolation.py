@@ -81,7 +81,7 @@ def test_no_request_for_the_chameleon_names_the_secret_word() -> None:
                 if seat == deal.chameleon:
                     asked += 1
                     assert not secret.search(text), (seed, seat, text)
-                    assert "You ARE the chameleon" in request.system
+                    assert "You ARE the chameleon" in request.messages[0].content
                 else:
                     assert secret.search(text), (seed, seat)
         # The transcript agrees: before the reveal, no event the chameleon may see names

@@ -78,9 +78,10 @@ def test_bad_seat_options(options: dict[str, Any], players: list[str] | None,
         prepare(0, options, players)
 
 
-def test_llm_chameleon_learns_its_role_from_the_system_prompt() -> None:
-    """An LLM seat is told its role in the system prompt of every request: the chameleon
-    that it is the chameleon, a non-chameleon the secret word."""
+def test_llm_chameleon_learns_its_role_in_its_first_user_turn() -> None:
+    """An LLM seat is told its role in the first user turn of every request (the
+    system prompt, the same for every seat of a game, holds only the rules and the card):
+    the chameleon that it is the chameleon, a non-chameleon the secret word."""
     providers: dict[str, ScriptedProvider] = {}
 
     def factory(raw: str, prompts: PromptBook) -> Player:
@@ -93,12 +94,15 @@ def test_llm_chameleon_learns_its_role_from_the_system_prompt() -> None:
                            llm_factory=factory)
         asyncio.run(prepared.play())
         for request in providers["openai:cham"].requests:
-            assert "You ARE the chameleon" in request.system
+            assert "You ARE the chameleon" in request.messages[0].content
             assert request.messages[-1].role == "user"
         providers.clear()
         prepared = prepare(seed, {"chameleon": "trivial", "others": "openai:other"},
                            llm_factory=factory)
         asyncio.run(prepared.play())
         secret = prepared.engine.deal.secret
-        assert all(f'The secret word is "{secret}"' in r.system
-                   for r in providers["openai:other"].requests)
+        requests = providers["openai:other"].requests
+        assert all(f'The secret word is "{secret}"' in r.messages[0].content
+                   for r in requests)
+        assert all(secret not in r.system.replace(", ".join(prepared.engine.deal.words), "")
+                   for r in requests)

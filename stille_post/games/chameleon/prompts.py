@@ -1,14 +1,25 @@
 """Every word of The Chameleon that a model reads: the system prompt, the Game Master's
 notices, and the rendering of a seat's view into a ChatRequest.
 
-How an LLM seat learns its role: the system prompt of every request it is sent has a
-"YOUR ROLE" section, built from the private `role` event in that seat's own view. A
-non-chameleon's section names the secret word; the chameleon's says it was not told.
-Nothing else in any request names the secret word before the final reveal.
+What a request holds, in this order (providers cache the longest prefix an earlier
+request shared, so what is shared comes first):
+1. the rules: one text for every game with the same tie rule;
+2. the card (players, category, the K words): the same for every seat of a game;
+3. the seat's conversation: the public lines (speaking order, the words said), then,
+   right before the seat's first question, its role, then the rest of the game.
+Each question is the line its opening event renders for the seat asked, so it stays in
+the history and a seat's next request extends its previous one byte for byte.
+
+How an LLM seat learns its role: from a "[GAME MASTER → you]" line rendered from the
+private `role` event in that seat's own view, placed just before the seat's first
+question and so present in every request that seat is sent. A non-chameleon's line
+names the secret word; the chameleon's says it was not told. Nothing else in any request
+names the secret word before the final reveal.
 
 Framing follows RULES.md §1 "Conversation framing": other players and the Game Master
 are user turns ("[Player X]: ", "[GAME MASTER]: "), the seat's own answers are assistant
-turns, and the question being asked closes the last user turn.
+turns, and the question being asked closes the last user turn. The model reads lines
+built from the events' data; the events' `text` is narration for transcript readers.
 """
 
 from __future__ import annotations
@@ -30,102 +41,83 @@ GM_TO_YOU = "[GAME MASTER → you]"
 # Decision kinds the engine asks for.
 WORD, VOTE, TIE_BREAK, GUESS = "word", "vote", "tie_break", "guess"
 
+# ("tie" is a card word, so the rules never use it: a chameleon's request holds no card
+# word outside the card, which the isolation tests check word for word.)
 _TIE_RULES = {
-    "random": "If several players share the most votes, one of them is picked at random.",
-    "dealer": "If several players share the most votes, the dealer (a player drawn at the "
-              "start and announced) picks which of them is accused.",
-    "chameleon_wins": "If several players share the most votes, nobody is accused and the "
-                      "chameleon wins.",
+    "random": "If the most votes are shared, one of those players is picked at random.",
+    "dealer": "If the most votes are shared, the dealer (named at the start) picks one of "
+              "those players.",
+    "chameleon_wins": "If the most votes are shared, nobody is accused and the chameleon "
+                      "wins.",
 }
 
-
-def _players(n: int) -> str:
-    return f"Players 1 to {n}"
-
-
-def role_section(obs: ChameleonObservation) -> str:
-    return _role_section(obs.is_chameleon, obs.secret)
-
-
-def _role_section(is_chameleon: bool, secret: str | None) -> str:
-    if is_chameleon:
-        return (
-            "YOUR ROLE (private: only you were told this)\n"
-            "You ARE the chameleon. You were not told the secret word. Blend in: say a word "
-            "that could belong to whatever the others seem to be describing, vote for "
-            "someone else, and if you are caught, work out the secret word from the words "
-            "you heard."
-        )
-    return (
-        "YOUR ROLE (private: only you were told this)\n"
-        f'You are NOT the chameleon. The secret word is "{secret}". You do not know '
-        "which of the others is the chameleon. Show that you know the secret word without "
-        "giving it away: a word that is too obvious lets a caught chameleon name the secret "
-        "word, and a word that is too vague makes the others suspect you."
-    )
+_RULES = (
+    '"The Chameleon", a word game. One player is secretly the chameleon; the others share '
+    "a secret word from the card, which the chameleon does not know.\n"
+    "1. Words: in the speaking order, each player says one word linked to the secret word. "
+    "Too obvious, and a caught chameleon can name the secret; too vague, and you look like "
+    "the chameleon.\n"
+    "2. Vote: all at once, everyone names the player they think is the chameleon (any "
+    "player). The most named is accused. {tie}\n"
+    "3. An accused chameleon gets one guess at the secret word, a card word: right, it "
+    "wins; wrong, the others win. If anyone else is accused, the chameleon wins.\n"
+    "Reply with only what is asked: one word (letters, digits, hyphens, apostrophes; no "
+    "spaces) or one player number. An unusable reply is sent back with the reason; if it "
+    "stays unusable, the game is void.\n"
+    f'"{GM}: ..." is public, "{GM_TO_YOU}: ..." is for you alone, "[Player X]: ..." '
+    "is what that player said."
+)
 
 
 def system_prompt(obs: ChameleonObservation) -> str:
-    return _system_prompt(obs.seat, obs.num_players, obs.category, obs.words, obs.tie_rule,
-                          obs.role, obs.secret)
+    return _system_prompt(obs.num_players, obs.category, obs.words, obs.tie_rule)
 
 
-@lru_cache(maxsize=4096)
-def _system_prompt(seat: int, n: int, category: str, words: tuple[str, ...], tie_rule: str,
-                   role: str, secret: str | None) -> str:
-    """The rules, then this game's card, then who the seat is and its role (built once
-    per seat and game: every request of the seat sends the same text).
+@lru_cache(maxsize=1024)
+def _system_prompt(n: int, category: str, words: tuple[str, ...], tie_rule: str) -> str:
+    """The rules, then this game's card: the same text for every seat of a game."""
+    return (f"{_RULES.format(tie=_TIE_RULES.get(tie_rule, ''))}\n\n"
+            f"Players 1 to {n}. Category: {category}. The card: {', '.join(words)}.")
 
-    The order is for prompt caching (providers cache the longest prefix any earlier
-    request shared): the rules are the same in every game of a tournament, the card is
-    the same for every seat of a game, and only the last paragraph differs per seat."""
-    paragraphs = [
-        f'"The Chameleon" is a word game for {n} players ({_players(n)}). One player is '
-        "secretly the chameleon. Everyone else shares a secret word that the chameleon does "
-        "not know.",
-        "How the game runs\n"
-        "1. Words: in a random speaking order, each player says ONE word connected to the "
-        "secret word. The chameleon has to say a word too.\n"
-        "2. Vote: then everyone, at the same moment, names the player they believe is the "
-        "chameleon. You may name any player. The player named most often is accused. "
-        f"{_TIE_RULES.get(tie_rule, '')}\n"
-        "3. Second chance: if the accused player is the chameleon, it gets one guess at the "
-        "secret word, which must be one of the possible secret words of the card.\n"
-        "Who wins: the other players win only if they accuse the chameleon AND its guess is "
-        "wrong. The chameleon wins if anyone else is accused, or if it names the secret word.",
-        "How to answer: a word is one word (letters, digits, hyphens and apostrophes; no "
-        "spaces). A vote is one player number. Give no explanation. An unusable answer is "
-        "sent back to you with the reason; if it is still unusable the game is void.",
-        f'Conversation format: announcements arrive as "{GM}: ...", or "{GM_TO_YOU}: ..." '
-        'when meant for you alone; other players\' words as "[Player X]: word". Your own '
-        "earlier answers appear as your own replies.",
-        "This game's card\n"
-        f"- Category: {category}\n"
-        f"- The {len(words)} possible secret words: {', '.join(words)}",
-        f"You are Player {seat}.\n\n{_role_section(role == 'chameleon', secret)}",
-    ]
-    return "\n\n".join(paragraphs)
+
+def role_line(seat: int, role: str, secret: str | None) -> str:
+    """What the seat is told about itself (from its private `role` event)."""
+    if role == "chameleon":
+        return (f"You are Player {seat}. You ARE the chameleon: you were not told the secret "
+                "word. Blend in, and vote for someone else.")
+    return f'You are Player {seat}, not the chameleon. The secret word is "{secret}".'
+
+
+# The question each decision asks. `instruction` closes the request only when the view
+# does not end with the decision's opening event (a request built by hand).
+_ASK_WORD = "Your turn: say your word."
+_ASK_VOTE = "Vote now: reply with a player number."
+_ASK_GUESS = "You were caught. Guess the secret word: reply with one card word."
+
+
+def _ask_tie_break(tied: Sequence[int]) -> str:
+    return ("You are the dealer. The vote is tied: reply with the number of the accused, "
+            "one of " + ", ".join(str(s) for s in tied) + ".")
 
 
 def instruction(decision: Decision[Any]) -> str:
     obs: ChameleonObservation = decision.observation
     if decision.kind == WORD:
-        return f"It is your turn, Player {obs.seat}. Reply with your one word."
+        return _ASK_WORD
     if decision.kind == VOTE:
-        hint = " You are the chameleon: name someone else." if obs.is_chameleon else ""
-        return ("Vote now: reply with the number of the player you believe is the chameleon "
-                f"(1 to {obs.num_players}), and nothing else.{hint}")
+        return _ASK_VOTE
     if decision.kind == TIE_BREAK:
-        tied = ", ".join(f"Player {s}" for s in obs.tied)
-        return (f"You are the dealer. The vote is tied between {tied}. Reply with the number "
-                "of the one who is accused, and nothing else.")
+        return _ask_tie_break(obs.tied)
     if decision.kind == GUESS:
-        return ("You have been caught. This is your second chance: reply with the secret word, "
-                f"exactly one of the {len(obs.words)} possible secret words, and nothing else.")
+        return _ASK_GUESS
     raise ValueError(f"unknown decision kind {decision.kind!r}")
 
 
 # --- Game Master notices (stored in events as `text`, so transcripts read on their own) ---
+
+def _players(n: int) -> str:
+    return f"Players 1 to {n}"
+
 
 def game_start_text(n: int, category: str, words: Sequence[str]) -> str:
     return (f"The game begins with {_players(n)}. Category: {category}. "
@@ -232,15 +224,75 @@ def reveal_text(chameleon: int, secret: str) -> str:
 _OWN_ANSWER = {"word": "word", "vote": "target", "tie_break": "picked", "guess": "guess"}
 
 
-def _line(event: Event) -> str | None:
-    if event.type == "role":
-        return None  # the role lives in the system prompt, on every request
-    if event.type == "word":
-        return f"[Player {event.actor}]: {event.data['word']}"
-    text = str(event.data.get("text", ""))
+def _gm(text: str) -> str:
+    return f"{GM}: {text}"
+
+
+def _to_you(text: str) -> str:
+    return f"{GM_TO_YOU}: {text}"
+
+
+def _opens_for(event: Event, seat: int) -> bool:
+    """True when `event` opens a decision of `seat` (asks it something)."""
+    return event.type == "vote_start" or (
+        event.type in ("turn_start", "tie_break_request", "second_chance")
+        and event.actor == seat)
+
+
+def _line(event: Event, seat: int | None = None) -> str | None:
+    """The user line `event` renders as in `seat`'s conversation (None: no line). An event
+    that opens a decision renders as its question for the seat it asks."""
+    d = event.data
+    kind = event.type
+    if kind == "game_start":
+        return None  # the card is in the system prompt
+    if kind == "role":
+        if seat is None or d.get("seat") != seat:
+            return None
+        return _to_you(role_line(seat, str(d.get("role")), d.get("secret")))
+    if kind == "word":
+        return f"[Player {event.actor}]: {d.get('word', '')}"
+    if kind == "turn_start":
+        return _to_you(_ASK_WORD) if seat is not None and event.actor == seat else None
+    if kind == "vote_start":
+        return _gm(_ASK_VOTE)
+    if kind == "tie_break_request":
+        if seat is not None and event.actor == seat:
+            return _to_you(_ask_tie_break(d.get("tied", ())))
+        return None
+    if kind == "second_chance":
+        return _to_you(_ASK_GUESS) if seat is not None and event.actor == seat else None
+    if kind == "repair_request":
+        return _to_you(f"Unusable reply: {d.get('reason', '')}. Answer again.")
+    if kind == "speaking_order":
+        return _gm("Speaking order: Players " + ", ".join(str(s) for s in d.get("order", ()))
+                   + ".")
+    if kind == "dealer":
+        return _gm(f"The dealer is Player {d.get('seat')}.")
+    if kind == "vote":
+        return _gm(f"Player {event.actor} voted for Player {d.get('target')}.")
+    if kind == "vote_result":
+        top = list(d.get("top", ()))
+        if len(top) == 1:
+            return _gm(f"Most votes: Player {top[0]}.")
+        return _gm("Tied: " + ", ".join(f"Player {s}" for s in top) + ".")
+    if kind == "tie_break":
+        picked = d.get("picked")
+        if picked is None:
+            return _gm("Nobody is accused.")
+        if d.get("rule") == "dealer":
+            return _gm(f"The dealer picked Player {picked}.")
+        return _gm(f"Picked at random: Player {picked}.")
+    if kind == "accusation":
+        accused = d.get("seat")
+        if accused is None:
+            return None  # the tie_break line said so
+        verdict = "IS" if d.get("chameleon_caught") else "is NOT"
+        return _gm(f"Player {accused} is accused and {verdict} the chameleon.")
+    text = str(d.get("text", ""))
     if not text:
         return None
-    return f"{GM}: {text}" if event.visibility.is_public else f"{GM_TO_YOU}: {text}"
+    return _gm(text) if event.visibility.is_public else _to_you(text)
 
 
 def render_event(conv: Conversation, e: Event, seat: int) -> None:
@@ -251,7 +303,7 @@ def render_event(conv: Conversation, e: Event, seat: int) -> None:
     if field is not None and e.actor == seat:
         conv.assistant(str(e.data.get(field, "")))
         return
-    line = _line(e)
+    line = _line(e, seat)
     if line is not None:
         conv.user(line)
 
@@ -259,10 +311,62 @@ def render_event(conv: Conversation, e: Event, seat: int) -> None:
 RENDERER = IncrementalRenderer(render_event)
 
 
-def render_messages(events: Sequence[Event], seat: int, closing: str) -> list[Message]:
-    """The seat's conversation, ending with a user turn that asks `closing`, rendered from
-    scratch (the reference for the kept one)."""
-    return render_full(render_event, events, seat, f"{GM_TO_YOU}: {closing}")
+def arranged(events: Sequence[Event], seat: int) -> Sequence[Event]:
+    """The seat's view in the order its conversation shows it, which differs from the
+    log's in two places:
+    - its `role` event comes just before the first event that asks the seat something
+      (at the end if none has yet): the public lines before it are the same for every
+      seat of a game, so each seat's first request shares them with earlier requests;
+    - its own `vote` comes before the other votes: the votes are cast at the same moment
+      and published in seat order, and the seat's answer belongs right after the
+      question it answered, where its previous request ended.
+    Later events never change this order (a seat's first question, and the votes, stay
+    where they are), so every request of the seat extends the previous one; a view
+    where it is not so (a request built before the seat was ever asked) is rebuilt by
+    the renderer, never misused."""
+    role = next((e for e in events if e.type == "role"), None)
+    own_vote = next((e for e in events if e.type == "vote" and e.actor == seat), None)
+    if role is None and own_vote is None:
+        return events
+    out: list[Event] = []
+    for e in events:
+        if e is role or e is own_vote:
+            continue
+        if role is not None and _opens_for(e, seat):
+            out.append(role)
+            role = None
+        if own_vote is not None and e.type == "vote":
+            out.append(own_vote)
+            own_vote = None
+        out.append(e)
+    out.extend(e for e in (role, own_vote) if e is not None)
+    return out
+
+
+# The event that opens each decision.
+_OPENS = {WORD: "turn_start", VOTE: "vote_start", TIE_BREAK: "tie_break_request",
+          GUESS: "second_chance"}
+
+
+def _asked_in_view(decision: Decision[Any], events: Sequence[Event]) -> bool:
+    """True when the view ends with the event that opens this decision for this seat
+    (repair notices of this ask aside): its question is then already the last line."""
+    for e in reversed(events):
+        if e.type == "repair_request":
+            continue
+        return e.type == _OPENS.get(decision.kind) and _opens_for(e, decision.seat)
+    return False
+
+
+def _closing(decision: Decision[Any], events: Sequence[Event]) -> str | None:
+    return None if _asked_in_view(decision, events) else _to_you(instruction(decision))
+
+
+def render_messages(decision: Decision[Any]) -> list[Message]:
+    """The decision's messages rendered from scratch (the reference for the kept ones)."""
+    obs: ChameleonObservation = decision.observation
+    return render_full(render_event, arranged(obs.events, obs.seat), obs.seat,
+                       _closing(decision, obs.events))
 
 
 class ChameleonPrompts:
@@ -272,8 +376,8 @@ class ChameleonPrompts:
         obs: ChameleonObservation = decision.observation
         return ChatRequest(
             system=system_prompt(obs),
-            messages=RENDERER.messages(obs.events, obs.seat,
-                                       f"{GM_TO_YOU}: {instruction(decision)}"),
+            messages=RENDERER.messages(arranged(obs.events, obs.seat), obs.seat,
+                                       _closing(decision, obs.events)),
             tools=[],
         )
 
