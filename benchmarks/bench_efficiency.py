@@ -1,8 +1,9 @@
-"""Efficiency at every latency, CPU per critical step and the stable prompt prefix, per
-game.
+"""Efficiency at every latency, CPU per critical step, and per game with LLM prompts the
+input tokens, the stable prompt prefix and the billable-equivalent input.
 
-    python -m benchmarks efficiency          # a table
-    python -m benchmarks efficiency --json   # JSON alone on stdout
+    python -m benchmarks efficiency                   # a table
+    python -m benchmarks efficiency --json            # JSON alone on stdout
+    python -m benchmarks efficiency --tokens [--json] # only the token figures (3 s)
 
 1. Efficiency = wall time / ideal, where ideal = (sum over games of the calls on the
    game's critical path) x latency / concurrency (bench_tournament.efficiency): Stille
@@ -11,25 +12,45 @@ game.
 2. `cpu_ms_per_step`: process CPU of a zero-latency tournament divided by its critical
    steps (the CPU-bound ceiling of the runner), per game with LLM prompts that can be
    simulated here (Stille Post, The Chameleon).
-3. `stable_prefix_share`: the share of input tokens in the prefix each request shares
-   with the same seat's previous request (what provider caching can serve). Stille Post
-   is played by the emulators' policy (correct guesses and hints happen, as in
-   bench_providers); The Chameleon by benchmarks/simchameleon.py. For Stille Post the
-   share is also given with the hints moved out of the system prompt
-   (`stable_prefix_share_hints_last`): RULES.md §1 puts them in the system prompt and the
-   recorded cassettes hold that, so it is a measured what-if, not a change.
+3. Per game ("games" -> stille-post, chameleon, elimination, connections), every seat an
+   LLM answered in-process by a deterministic policy (Stille Post and the Elimination
+   Game: the emulators' policies, as bench_providers and bench_elimination; The
+   Chameleon: benchmarks/simchameleon.py; Connections: its cassettes' policy), several
+   games in a row, every request serialised in the order the APIs cache it (tools,
+   system, messages) and counted at ~4 characters per token:
+   - `calls_per_game`, `input_tokens_per_game`;
+   - `stable_prefix_share`: the share of input in the prefix each request shares with
+     the same seat's previous request;
+   - `stable_prefix_share_any`: ... with any earlier request in the order sent, other
+     seats and earlier games included, which is how a provider's cache matches within
+     its lifetime (minutes; the whole run takes seconds);
+   - `billable_input_per_game` {model: input-token equivalents}: what each priced model
+     would bill under its provider's caching rules (benchmarks/prefix.py `CacheRule`:
+     OpenAI and Gemini implicit, Anthropic at our adapter's breakpoints), cached tokens
+     weighted by the cached/uncached price ratio of providers/data/prices.toml (and
+     Anthropic's cache writes at 1.25x), with one cache for all seats (one model plays
+     every seat); `_mixed`: each seat's model its own cache (a mixed line-up);
+     `_anthropic_breakpoint_before_question` and `_anthropic_breakpoints_both`: what-ifs
+     for the Anthropic adapter's message breakpoint (see CacheRule).
+   For Stille Post the shares are also given with the hints moved out of the system
+   prompt (`..._hints_last`, and `..._seat_and_hints_last`): RULES.md §1 puts them in
+   the system prompt and the recorded cassettes hold that, so it is a measured what-if,
+   not a change.
 
 Sizes: BENCH_EFF_GAMES (256), BENCH_EFF_LATENCIES_MS ("500,100,50,10"),
 BENCH_EFF_CONCURRENCIES ("16,64,256"), BENCH_EFF_WORKERS ("1,2": processes),
 BENCH_EFF_CPU_GAMES (300),
-BENCH_EFF_PREFIX_GAMES (3: bench_providers has three distinct line-ups).
+BENCH_EFF_PREFIX_GAMES (3 games per game with LLM prompts, 8x that for The Chameleon's
+short games; bench_providers has three distinct Stille Post line-ups).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -37,7 +58,16 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.prefix import common_prefix, serialise
+from benchmarks.prefix import (
+    CacheRule,
+    PrefixIndex,
+    bill,
+    billed,
+    common_prefix,
+    serialise,
+    serialise_request,
+    tokens,
+)
 from benchmarks.simchameleon import ChameleonSimProvider, Meter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,11 +133,115 @@ def cpu_per_step_chameleon(games: int) -> float:
                          CHAMELEON_STEPS, games)
 
 
-# --- stable prefix --------------------------------------------------------------------------
+# --- stable prefix, tokens and billable input, per game -------------------------------------
+#
+# Each game is played by LLM seats on an in-process policy (no network); every request is
+# recorded in the order it was sent, with the seat's model: (model, seat key, request).
+# Several games are played in a row, so "any earlier request" includes earlier games, as
+# a provider's cache does within its lifetime (minutes; these runs take seconds).
+
+Record = tuple[str, str, Any]
 
 
-def prefix_share(per_seat: dict[int, list[str]]) -> float:
-    """Against the same seat's previous request (the issue's 75.3% figure)."""
+class _Log(list[Any]):
+    """A seat's request log that also appends to the run's sequence, in sending order."""
+
+    def __init__(self, sequence: list[Record], model: str, key: str) -> None:
+        super().__init__()
+        self.sequence, self.model, self.key = sequence, model, key
+
+    def append(self, request: Any) -> None:
+        super().append(request)
+        self.sequence.append((self.model, self.key, request))
+
+
+def _play(game: str, games: int, seed0: int, seats: Any, options: Any,
+          provider: Any) -> list[Record]:
+    """`games` games of `game` (game g: seed seed0 + g, line-up seats(g), options(g));
+    `provider(model, log)` answers a seat and appends every request to `log`."""
+    from stille_post.players.llm import LLMPlayer
+    from stille_post.session import play_game
+
+    sequence: list[Record] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in range(games):
+            lineup = seats(g)
+
+            def factory(spec: str, prompts: Any, g: int = g, lineup: Any = lineup) -> Any:
+                log = _Log(sequence, spec, f"{g}:{lineup.index(spec) + 1}")
+                return LLMPlayer(provider(spec.split(":", 1)[1], log), prompts, name=spec)
+
+            asyncio.run(play_game(game, seed=seed0 + g, out=Path(tmp) / f"{g}.jsonl",
+                                  players=list(lineup), options=options(g),
+                                  llm_factory=factory))
+    return sequence
+
+
+def stille_post_requests(games: int) -> list[Record]:
+    """The standard configuration, the emulators' policy, bench_providers' line-ups."""
+    from benchmarks.bench_providers import LINEUPS, PolicyProvider
+
+    return _play("stille-post", games, 2026, lambda g: LINEUPS[g % len(LINEUPS)],
+                 lambda g: {}, PolicyProvider)
+
+
+def chameleon_requests(games: int) -> list[Record]:
+    """The default configuration (4 seats, 16 words), benchmarks/simchameleon.py."""
+
+    def provider(model: str, log: list[Any]) -> Any:
+        class Logging(ChameleonSimProvider):
+            async def complete(self, request: Any) -> Any:
+                log.append(request)
+                return await super().complete(request)
+
+        return Logging(0.0, Meter())
+
+    return _play("chameleon", games, 0, lambda g: [f"openai:sim-{i}" for i in range(4)],
+                 lambda g: {}, provider)
+
+
+def elimination_requests(games: int) -> list[Record]:
+    """8 LLM seats on the emulators' Elimination policy (as bench_elimination)."""
+    from benchmarks.bench_elimination import PolicyProvider
+
+    return _play("elimination", games, 1,
+                 lambda g: [f"openai:policy-{i}" for i in range(1, 9)], lambda g: {},
+                 PolicyProvider)
+
+
+class _ConnectionsPolicy:
+    """The Connections cassettes' deterministic policy, in-process."""
+
+    def __init__(self, model: str, log: list[Any]) -> None:
+        self.model, self.log = model, log
+
+    async def complete(self, request: Any) -> Any:
+        from stille_post.providers import Completion, ToolCall, Usage
+        from tests.connections.record_cassettes import connections_policy
+
+        self.log.append(request)
+        last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        reply = connections_policy(self.model, request.system, last,
+                                   request.tool_choice or "auto",
+                                   [t.name for t in request.tools])
+        calls = [ToolCall(n, a, f"c{len(self.log)}_{i}")
+                 for i, (n, a) in enumerate(reply.tool_calls)]
+        return Completion(reply.text, calls, Usage(0, 0, 0), self.model, "stop")
+
+
+def connections_requests(games: int) -> list[Record]:
+    """A setter and two guessers, all LLM seats, default options (50 attempts). The
+    policy's setter would pick the same word every game, so each game is given its own
+    (the `word` option): repeated identical games would inflate the any-request share."""
+    from tests.connections.record_cassettes import SECRETS
+
+    return _play("connections", games, 1,
+                 lambda g: ["openai:gpt-5-mini", "openai:gpt-4.1-mini", "openai:gpt-5"],
+                 lambda g: {"word": SECRETS[g % len(SECRETS)]}, _ConnectionsPolicy)
+
+
+def prefix_share(per_seat: dict[str, list[str]]) -> float:
+    """Against the same seat's previous request."""
     total = shared = 0
     for texts in per_seat.values():
         prev = ""
@@ -122,103 +256,120 @@ def prefix_share_any(sequence: list[str]) -> float:
     """Against the longest prefix of any earlier request (in the order sent), which is
     how provider prompt caches match: other seats and earlier games count too."""
     total = shared = 0
-    seen: list[str] = []
+    index = PrefixIndex()
     for text in sequence:
         total += len(text)
-        shared += max((common_prefix(p, text) for p in seen), default=0)
-        seen.append(text)
+        shared += index.longest(text)
+        index.add(text)
     return shared / total if total else 0.0
 
 
-def _round_robin(per_seat: dict[int, list[str]]) -> list[str]:
-    """One game's requests in about the order they were sent (seats take turns)."""
-    out: list[str] = []
-    queues = [list(v) for _, v in sorted(per_seat.items())]
-    while any(queues):
-        for q in queues:
-            if q:
-                out.append(q.pop(0))
+def cache_rules() -> list[CacheRule]:
+    """Every priced roster model's caching rule (minimums and multipliers from the
+    providers' documentation, see NOTES; the cached/uncached price ratio from
+    providers/data/prices.toml)."""
+    from stille_post.providers.pricing import load_prices
+
+    prices = load_prices()
+    mins = {"gpt-": 1024, "claude-opus-4-6": 4096, "claude-sonnet-4-5": 1024,
+            "claude-haiku-4-5": 4096, "gemini-3-": 4096, "gemini-2.5-": 2048}
+    rules = []
+    for model in ("gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini",
+                  "gpt-4.1-nano", "claude-opus-4-6", "claude-sonnet-4-5-20250929",
+                  "claude-haiku-4-5-20241022", "gemini-3-pro-preview",
+                  "gemini-3-flash-preview", "gemini-2.5-flash"):
+        price = prices.price(model)
+        ratio = price.cached_input / price.input
+        least = next(v for k, v in mins.items() if model.startswith(k))
+        if model.startswith("gpt-"):
+            rules.append(CacheRule(model, "openai", least, ratio, increment=128))
+        elif model.startswith("claude-"):
+            rules.append(CacheRule(model, "anthropic", least, ratio, write=1.25,
+                                   explicit=True))
+        else:
+            rules.append(CacheRule(model, "google", least, ratio))
+    return rules
+
+
+def figures(records: list[Record], games: int,
+            text: Any = serialise_request) -> dict[str, Any]:
+    """Per game: calls, input tokens, the stable-prefix shares, and the billable-equivalent
+    input of every priced model, (a) one model playing every seat, so all requests share
+    one cache, and (b) each seat's model its own cache (a mixed line-up)."""
+    per_seat: dict[str, list[str]] = defaultdict(list)
+    texts = []
+    for _, key, request in records:
+        t = text(request)
+        per_seat[key].append(t)
+        texts.append(t)
+    out: dict[str, Any] = {
+        "calls_per_game": len(records) / games,
+        "input_tokens_per_game": sum(tokens(t) for t in texts) / games,
+        "stable_prefix_share": prefix_share(per_seat),
+        "stable_prefix_share_any": prefix_share_any(texts),
+    }
+    if text is not serialise_request:
+        return out
+    shared = [billed("all", r) for _, _, r in records]
+    mixed = [billed(model, r) for model, _, r in records]
+    out["billable_input_per_game"] = {}
+    out["billable_input_per_game_mixed"] = {}
+    # What-ifs for the Anthropic adapter (one cache for all seats, as the first figure):
+    # its message breakpoint on the block before a closing user turn, or on both blocks.
+    what_ifs = {"before_question": "billable_input_per_game_anthropic_breakpoint_before_question",
+                "both": "billable_input_per_game_anthropic_breakpoints_both"}
+    for key in what_ifs.values():
+        out[key] = {}
+    for rule in cache_rules():
+        out["billable_input_per_game"][rule.model] = bill(shared, rule).billable / games
+        out["billable_input_per_game_mixed"][rule.model] = bill(mixed, rule).billable / games
+        for where, key in what_ifs.items():
+            if rule.explicit:
+                what_if = dataclasses.replace(rule, breakpoint=where)
+                out[key][rule.model] = bill(shared, what_if).billable / games
     return out
 
 
-def stille_post_prefix(games: int) -> dict[str, float]:
-    """Per-seat and any-request shares, as rendered and in two what-ifs: the hints at the
-    end of the request, and also "You are Player X" moved from the first sentence of the
-    system prompt to its end (so every seat and game shares the rules and tools)."""
-    from benchmarks.bench_providers import LINEUPS, play_logged
+def stille_post_figures(games: int) -> dict[str, Any]:
+    """As rendered, and two what-ifs (RULES.md §1 puts the hints in the system prompt and
+    the recorded cassettes hold that, so they are measured, not changed): the hints at
+    the end of the request, and also "You are Player X" moved from the first sentence of
+    the system prompt to its end (so every seat and game shares the rules and tools)."""
     from stille_post.games.stille_post.prompts import HINTS_HEADER
 
-    variants = ("as_rendered", "hints_last", "seat_and_hints_last")
-    per_seat: dict[str, dict[int, list[str]]] = {v: defaultdict(list) for v in variants}
-    sequence: dict[str, list[str]] = {v: [] for v in variants}
-    for g in range(games):
-        logs, _, _ = play_logged(LINEUPS[g % len(LINEUPS)], 2026 + g)
-        game: dict[str, dict[int, list[str]]] = {v: defaultdict(list) for v in variants}
-        for seat, requests in logs.items():
-            for r in requests:
-                rules, sep, hints = r.system.partition(f"\n\n{HINTS_HEADER}\n")
-                late = json.dumps(sep + hints) if sep else ""
-                asis = serialise(r.system, r.messages, r.tools)
-                text = serialise(rules, r.messages, r.tools)
-                hl = text[:-1] + "," + late + "]" if late else text
-                anon = rules.replace(f"You are Player {seat} in", "You are a player in", 1)
-                text = serialise(anon, r.messages, r.tools)
-                shl = text[:-1] + "," + json.dumps(f"You are Player {seat}." + sep + hints) + "]"
-                for v, t in zip(variants, (asis, hl, shl), strict=True):
-                    game[v][seat].append(t)
-        for v in variants:
-            for seat, texts in game[v].items():
-                per_seat[v][g * 100 + seat] = texts
-            sequence[v].extend(_round_robin(game[v]))
-    out: dict[str, float] = {}
-    for v in variants:
-        key = "" if v == "as_rendered" else "_" + v
-        out["stable_prefix_share" + key] = prefix_share(per_seat[v])
-        out["stable_prefix_share_any" + key] = prefix_share_any(sequence[v])
+    records = stille_post_requests(games)
+
+    def hints_last(r: Any, anonymous: bool = False) -> str:
+        rules, sep, hints = r.system.partition(f"\n\n{HINTS_HEADER}\n")
+        if anonymous:
+            m = re.search(r"You are Player (\d+) in", rules)
+            seat = m.group(1) if m else "?"
+            rules = rules.replace(f"You are Player {seat} in", "You are a player in", 1)
+            late = f"You are Player {seat}." + sep + hints
+        else:
+            late = sep + hints if sep else ""
+        text = serialise(rules, r.messages, r.tools)
+        return text[:-1] + "," + json.dumps(late) + "]" if late else text
+
+    out = figures(records, games)
+    for name, how in (("hints_last", hints_last),
+                      ("seat_and_hints_last", lambda r: hints_last(r, anonymous=True))):
+        f = figures(records, games, how)
+        out["stable_prefix_share_" + name] = f["stable_prefix_share"]
+        out["stable_prefix_share_any_" + name] = f["stable_prefix_share_any"]
     return out
 
 
-def chameleon_prefix(games: int) -> dict[str, float]:
-    from stille_post.core.rng import make_rng
-    from stille_post.games import get_game
-    from stille_post.games.kit.setup import prepare
-    from stille_post.players.llm import LLMPlayer
-
-    per_seat: dict[int, list[str]] = defaultdict(list)
-    game = get_game("chameleon")
-
-    class Logging(ChameleonSimProvider):
-        def __init__(self, key: int) -> None:
-            super().__init__(0.0, Meter())
-            self.key = key
-
-        async def complete(self, request: Any) -> Any:
-            per_seat[self.key].append(serialise(request.system, request.messages,
-                                                 request.tools))
-            return await super().complete(request)
-
-    async def run() -> None:
-        for g in range(games):
-            seats = iter(range(1, 5))
-
-            def factory(spec: str, prompts: Any, g: int = g, seats: Any = seats) -> Any:
-                return LLMPlayer(Logging(g * 100 + next(seats)), prompts, name=spec)
-
-            prepared = prepare(game, seed=g, rng=make_rng(g),
-                               players=[f"openai:sim-{i}" for i in range(4)], options={},
-                               llm_factory=factory)
-            await prepared.play(None)
-
-    asyncio.run(run())
-    games_of: dict[int, dict[int, list[str]]] = defaultdict(dict)
-    for key, texts in per_seat.items():
-        games_of[key // 100][key % 100] = texts
-    sequence = [t for g in sorted(games_of) for t in _round_robin(games_of[g])]
-    return {"stable_prefix_share": prefix_share(per_seat),
-            "stable_prefix_share_any": prefix_share_any(sequence)}
+def per_game_figures(prefix_games: int) -> dict[str, dict[str, Any]]:
+    return {
+        "stille-post": stille_post_figures(prefix_games),
+        "chameleon": figures(chameleon_requests(prefix_games * 8), prefix_games * 8),
+        "elimination": figures(elimination_requests(prefix_games), prefix_games),
+        "connections": figures(connections_requests(prefix_games), prefix_games),
+    }
 
 
-def measure() -> dict[str, Any]:
+def measure(timing: bool = True) -> dict[str, Any]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     import warnings
@@ -227,33 +378,50 @@ def measure() -> dict[str, Any]:
     games = int(os.environ.get("BENCH_EFF_GAMES", 256))
     cpu_games = int(os.environ.get("BENCH_EFF_CPU_GAMES", 300))
     prefix_games = int(os.environ.get("BENCH_EFF_PREFIX_GAMES", 3))
-    per_game = {
-        "stille-post": {"cpu_ms_per_step": cpu_per_step_stille_post(cpu_games),
-                        **stille_post_prefix(prefix_games)},
-        "chameleon": {"cpu_ms_per_step": cpu_per_step_chameleon(cpu_games),
-                      **chameleon_prefix(prefix_games * 8)},
-    }
-    return {"rows": efficiency_rows(games), "games": per_game,
+    per_game = per_game_figures(prefix_games)
+    if timing:
+        per_game["stille-post"]["cpu_ms_per_step"] = cpu_per_step_stille_post(cpu_games)
+        per_game["chameleon"]["cpu_ms_per_step"] = cpu_per_step_chameleon(cpu_games)
+    return {"rows": efficiency_rows(games) if timing else [], "games": per_game,
             "load": os.getloadavg()[0]}
 
 
+def _print_games(games: dict[str, dict[str, Any]]) -> None:
+    rules = {r.model: r for r in cache_rules()}
+    for game, g in games.items():
+        cpu = (f"; {g['cpu_ms_per_step']:.3f} ms CPU per critical step"
+               if "cpu_ms_per_step" in g else "")
+        print(f"   {game}: {g['calls_per_game']:.1f} calls, {g['input_tokens_per_game']:,.0f} "
+              f"input tokens per game{cpu}")
+        for k, v in g.items():
+            if k.startswith("stable_prefix"):
+                print(f"      {k}: {v:.1%}")
+        print("      billable-equivalent input per game (one model at every seat / each "
+              "seat its own model's cache):")
+        for model, v in g["billable_input_per_game"].items():
+            mixed = g["billable_input_per_game_mixed"][model]
+            r = rules[model]
+            print(f"        {r.provider:9s} {model:28s} {v:9,.0f} / {mixed:9,.0f}  "
+                  f"({v / g['input_tokens_per_game']:.0%} / "
+                  f"{mixed / g['input_tokens_per_game']:.0%} of the input)")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """`--tokens`: only the per-game token figures (deterministic, seconds), without the
+    timed efficiency rows and CPU per step."""
     argv = list(argv or [])
-    r = measure()
+    r = measure(timing="--tokens" not in argv)
     if "--json" in argv:
         print(json.dumps(r))
         return 0
-    print(f"   efficiency = wall / ideal (Stille Post, {r['rows'][0]['games']} games, full "
-          "LLM-player path, simulated provider):")
+    if r["rows"]:
+        print(f"   efficiency = wall / ideal (Stille Post, {r['rows'][0]['games']} games, "
+              "full LLM-player path, simulated provider):")
     for row in r["rows"]:
         print(f"   W={row['workers']} {row['latency_ms']:4d} ms x {row['concurrency']:3d}: "
               f"{row['efficiency']:6.3f}  (wall {row['wall_s']:.2f} s, ideal "
               f"{row['ideal_s']:.2f} s, CPU {row['cpu_s']:.1f} s)")
-    for game, g in r["games"].items():
-        print(f"   {game}: {g['cpu_ms_per_step']:.3f} ms CPU per critical step")
-        for k, v in g.items():
-            if k.startswith("stable_prefix"):
-                print(f"      {k}: {v:.1%}")
+    _print_games(r["games"])
     print(f"   (load average {r['load']:.1f})")
     return 0
 

@@ -5,6 +5,7 @@ how much of it an earlier request already had."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -32,3 +33,143 @@ def common_prefix(a: str, b: str) -> int:
     while i < n and a[i] == b[i]:
         i += 1
     return i
+
+
+# --- blocks, the longest earlier prefix, and what a provider bills ---------------------------
+
+def serialise_blocks(system: str, messages: list[Any], tools: list[Any]) -> tuple[str, list[int]]:
+    """`serialise(...)` and where its cacheable blocks end: the tools and system prompt
+    (one block: Anthropic's first breakpoint covers both), then each message. The
+    closing brackets after the last block belong to no block, so a block boundary of one
+    request is one of the next request's when that request extends it."""
+    head = "[" + json.dumps([[t.name, t.description, t.parameters] for t in tools],
+                            ensure_ascii=False) + ", " + json.dumps(system, ensure_ascii=False)
+    parts = [head]
+    ends = [len(head)]
+    for i, m in enumerate(messages):
+        part = (", [" if i == 0 else ", ") + json.dumps(
+            [m.role, m.content, [[c.name, c.arguments, c.id] for c in m.tool_calls],
+             m.tool_call_id], ensure_ascii=False)
+        parts.append(part)
+        ends.append(ends[-1] + len(part))
+    parts.append("]]" if messages else ", []]")  # closes the JSON, not a block
+    return "".join(parts), ends
+
+
+class PrefixIndex:
+    """The longest prefix a text shares with any text added before: in a sorted list, the
+    best match is one of the text's two neighbours, so a lookup is a bisection and two
+    comparisons, not one comparison per earlier text."""
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+
+    def longest(self, text: str) -> int:
+        import bisect
+
+        i = bisect.bisect_left(self._texts, text)
+        near = self._texts[max(0, i - 1):i + 1]
+        return max((common_prefix(p, text) for p in near), default=0)
+
+    def add(self, text: str) -> None:
+        import bisect
+
+        bisect.insort(self._texts, text)
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """One model's prompt-caching rule, as the provider documents it (benchmarks read it;
+    nothing here is sent anywhere).
+
+    - implicit (OpenAI, Gemini): the longest prefix shared with any earlier request is
+      read from the cache, if it is at least `min_tokens`, counted in `increment`s above
+      the minimum (OpenAI: 1,024 tokens, then steps of 128);
+    - explicit (Anthropic): only prefixes ending at a `cache_control` breakpoint are
+      written (at `write` x the input price, when at least `min_tokens` long), and a
+      request reads the longest written prefix that ends at one of its block boundaries
+      at most `lookback` blocks before a breakpoint. Our adapter
+      (providers/anthropic_api.py) puts breakpoints after the system prompt and on the
+      last block of the newest message (`breakpoint="last"`). What-ifs: a breakpoint on
+      the block before a closing user turn instead (`"before_question"`), or on both
+      (`"both"`: three of the four breakpoints the API allows).
+    Cache reads cost `read` x the input price."""
+
+    model: str
+    provider: str
+    min_tokens: int
+    read: float
+    increment: int = 1
+    write: float = 1.0
+    explicit: bool = False
+    lookback: int = 20
+    breakpoint: str = "last"
+
+
+@dataclass
+class Bill:
+    """Input tokens of a run of requests, and their billable equivalent: uncached tokens
+    plus cached ones weighted by their price (reads at `read`, writes at `write`)."""
+
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    billable: float = 0.0
+
+
+# A request as `bill` reads it: (cache scope, serialised text, block ends, whether the
+# last message is a user turn).
+Billed = tuple[str, str, list[int], bool]
+
+
+def billed(scope: str, request: Any) -> Billed:
+    text, ends = serialise_blocks(request.system, request.messages, request.tools)
+    return scope, text, ends, bool(request.messages) and request.messages[-1].role == "user"
+
+
+def _implicit(rule: CacheRule, index: PrefixIndex, text: str) -> tuple[int, float]:
+    total = tokens(text)
+    shared = index.longest(text) // 4
+    index.add(text)
+    if shared < rule.min_tokens:
+        return 0, float(total)
+    cached = rule.min_tokens + (shared - rule.min_tokens) // rule.increment * rule.increment
+    return cached, total - cached + rule.read * cached
+
+
+def _explicit(rule: CacheRule, written: set[str], text: str, ends: list[int],
+              closing_user: bool) -> tuple[int, float]:
+    total = tokens(text)
+    last = len(ends) - 1
+    points = [0, last]
+    if closing_user and last >= 1 and rule.breakpoint != "last":
+        points = [0, last - 1] if rule.breakpoint == "before_question" else [0, last - 1, last]
+    last = points[-1]
+    # Block boundaries a breakpoint's lookback reaches: the system breakpoint's own, and
+    # those up to `lookback` blocks before the last breakpoint.
+    candidates = sorted({0, *range(max(0, last - rule.lookback), last + 1)}, reverse=True)
+    read_at = next((ends[i] for i in candidates if text[:ends[i]] in written), 0)
+    read = read_at // 4
+    cacheable = [i for i in points if ends[i] // 4 >= rule.min_tokens]
+    for i in cacheable:
+        written.add(text[:ends[i]])
+    write = max(0, ends[cacheable[-1]] // 4 - read) if cacheable else 0
+    return read, rule.read * read + rule.write * write + (total - read - write)
+
+
+def bill(requests: list[Billed], rule: CacheRule) -> Bill:
+    """Bill `requests` in the order they were sent, under `rule`; requests of one scope
+    share a cache (within its lifetime: the benchmarks send everything within seconds,
+    well inside every provider's TTL)."""
+    out = Bill()
+    indexes: dict[str, PrefixIndex] = {}
+    written: dict[str, set[str]] = {}
+    for scope, text, ends, closing_user in requests:
+        if rule.explicit:
+            cached, billable = _explicit(rule, written.setdefault(scope, set()), text, ends,
+                                         closing_user)
+        else:
+            cached, billable = _implicit(rule, indexes.setdefault(scope, PrefixIndex()), text)
+        out.input_tokens += tokens(text)
+        out.cached_tokens += cached
+        out.billable += billable
+    return out
