@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from stille_post.core.transcript import Transcript
-from tests.viewer.conftest import browser  # noqa: F401  (the shared headless Chromium)
 from tests.viewer.helpers import Page, render, run_cli
 
 pytestmark = [
@@ -30,7 +29,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_every_event_renders(browser: Any, game: Path) -> None:  # noqa: F811
+def test_every_event_renders(browser: Any, game: Path) -> None:
     t = Transcript.load(game)
     page = Page(browser, render(game), "#view=all&seq=999999")
     assert page.errors() == []
@@ -40,7 +39,7 @@ def test_every_event_renders(browser: Any, game: Path) -> None:  # noqa: F811
     assert any(w in text for w in ("Guesser Wrong", "Setter Blocked", "Connection"))
 
 
-def test_guesser_sees_masked_tiles_only(browser: Any, game: Path) -> None:  # noqa: F811
+def test_guesser_sees_masked_tiles_only(browser: Any, game: Path) -> None:
     t = Transcript.load(game)
     page = Page(browser, render(game), "#view=2&seq=999999")
     assert page.errors() == []
