@@ -22,7 +22,7 @@ from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.games.kit.generation import GenerationConfig
-from stille_post.players.base import Action, Decision, Player
+from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.providers.base import Tool, Usage
 
 if TYPE_CHECKING:
@@ -155,9 +155,14 @@ class Table:
         """Ask `seats` at the same moment; answers come back keyed and ordered by seat,
         with every seat's notices already emitted in that order."""
         order = sorted(set(seats))
-        answers = await asyncio.gather(*(
-            self.ask(s, kind, observe=observe, validate=validate, tools=tools,
-                     generation=generation, flush=False) for s in order))
+        asks = (self.ask(s, kind, observe=observe, validate=validate, tools=tools,
+                         generation=generation, flush=False) for s in order)
+        if all(is_instant(self.players[s]) for s in order):
+            # Players that never suspend answer at once: one after the other gives the
+            # same answers as a gather, without a task per seat (bot tournaments).
+            answers = [await a for a in asks]
+        else:
+            answers = await asyncio.gather(*asks)
         out = dict(zip(order, answers, strict=True))
         for seat in order:
             self.flush(out[seat])
