@@ -125,9 +125,15 @@ class EventLog:
         vis = visibility if visibility is not None else Visibility.public()
         event = Event(len(self.events) + 1, type, self.round, self.turn, actor, vis, data)
         self.events.append(event)
-        for seat, view in self.views.items():
-            if vis.allows(seat):
+        views = self.views
+        if vis.seats is None:  # public: every view (the common case, no test per seat)
+            for view in views.values():
                 view.append(event)
+        else:
+            for seat in vis.seats:
+                view = views.get(seat)
+                if view is not None:
+                    view.append(event)
         if self._sink is not None:
             self._sink(event)
         return event
