@@ -7,13 +7,12 @@ cassettes, shards, counts, rate limits, player specs, game names and unknown opt
 
 A few cases (`THROUGH_THE_SCRIPT`) run through the installed console script, one process
 each; the rest run in processes forked from one interpreter that imported the CLI once
-(`forkrun.py`), which saves ~0.3 s of CPU per case. The script cases run both ways and
+(tests/clirun.py), which saves ~0.3 s of CPU per case. The script cases run both ways and
 must agree.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.clirun import run_many
 
 BOTS = "detective,random,gambler,cautious"
 LLM_SEATS = "openai:gpt-5-mini,random,gambler,cautious"
@@ -294,20 +295,9 @@ def _run_script(script: str, case: Case, fx: dict[str, str], cwd: Path) -> Resul
 
 
 def _run_forked(cases: list[Case], fx: dict[str, str], cwd: Path) -> list[Result]:
-    if not hasattr(os, "fork"):  # not POSIX: one console-script process per case
-        script = console_script()
-        return [_run_script(script, c, fx, cwd) for c in cases]
-    logs = Path(fx["tmp"]) / "logs"
-    logs.mkdir(exist_ok=True)
-    requests = [{"argv": _argv(c, fx), "cwd": str(cwd), "stdout": str(logs / f"{i}.out"),
-                 "stderr": str(logs / f"{i}.err")} for i, c in enumerate(cases)]
-    proc = subprocess.run([sys.executable, str(Path(__file__).with_name("forkrun.py"))],
-                          input=json.dumps(requests), capture_output=True, text=True,
-                          env=_env(), timeout=600, check=True)
-    codes = json.loads(proc.stdout)
-    return [Result(c, code, Path(r["stdout"]).read_text(encoding="utf-8"),
-                   Path(r["stderr"]).read_text(encoding="utf-8"))
-            for c, code, r in zip(cases, codes, requests, strict=True)]
+    done = run_many([_argv(c, fx) for c in cases], cwd=cwd, env=_env())
+    return [Result(c, p.returncode, p.stdout, p.stderr)
+            for c, p in zip(cases, done, strict=True)]
 
 
 def _run_all(cases: list[Case], fx: dict[str, str]) -> dict[str, Result]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests import clirun
+
 ROOT = Path(__file__).resolve().parents[2]
-# The venv's console script when there is one (what the issue asks to drive), else the
-# same entry point through this interpreter.
-SCRIPT = Path(sys.executable).with_name("stille-post")
+# The CLI's entry point in a process of its own (tests/clirun.py: forked from a server
+# that imported the CLI once; tests/cli/test_bad_inputs.py checks the installed console
+# script gives the same answers).
 KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
             "OPENAI_COMPATIBLE_API_KEY")
 
@@ -19,10 +20,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
     env.update({"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
                 "COLUMNS": "200"})
-    cmd = [str(SCRIPT)] if SCRIPT.exists() else \
-        [sys.executable, "-c", "from stille_post.cli import main; main()"]
-    return subprocess.run([*cmd, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return clirun.run_cli(*args, cwd=cwd, env=env)
 
 
 def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import clirun
 from tests.emulators import scenarios as S
 from tests.providers._helpers import cassette_or_skip, comparable
 
@@ -23,9 +23,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
     # Anything that tried the network would hang or fail: point proxies at nothing.
     env.update({"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
-    return subprocess.run(
-        [sys.executable, "-c", "from stille_post.cli import main; main()", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return clirun.run_cli(*args, cwd=cwd, env=env)
 
 
 @pytest.mark.parametrize("kind", S.KINDS)

@@ -9,11 +9,13 @@ from pathlib import Path
 
 from scipy.stats import binom
 
+from tests import clirun
+
 Cli = Callable[..., list[str]]
 
 
 def _run(cli: Cli, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cli(*args), env=env, capture_output=True, text=True, timeout=300)
+    return clirun.run_cli(*args, env=env)
 
 
 def test_json_aggregate_shape(tmp_path: Path, cli: Cli, cli_env: dict[str, str]) -> None:

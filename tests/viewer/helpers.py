@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from stille_post.core.events import Visibility
 from stille_post.viewer import write_html
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "viewer"  # git-ignored (.gitignore: artifacts/)
@@ -31,11 +31,8 @@ PLANTED = (
 def run_cli(*args: str, env: dict[str, str] | None = None
             ) -> subprocess.CompletedProcess[str]:
     """The real `stille-post` entry point (exit codes and one-line errors included)."""
-    return subprocess.run(
-        [sys.executable, "-c", "from stille_post.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-        env={**os.environ, **env} if env else None,
-    )
+    return clirun.run_cli(*args, cwd=ROOT, env={**os.environ, **env} if env else None,
+                          timeout=120)
 
 
 def render(transcript: Path) -> Path:
