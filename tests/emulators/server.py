@@ -14,8 +14,11 @@ enforce on requests, so an adapter bug shows up while recording, not in producti
 
 The "model" behind them is `policy.decide`, a deterministic hash-based policy. Usage is
 estimated at 4 characters per token, with prompt caching emulated per model (OpenAI and
-Gemini: implicit prefix caching from 1024 tokens; Anthropic: reads up to an earlier
-breakpoint). `fail_next(status, retry_after)` queues an error response (429, 529, ...).
+Gemini: implicit prefix caching from 1024 tokens; Anthropic: only prefixes that end at a
+breakpoint are written, and a request reads the longest one ending at one of its block
+boundaries within 20 blocks before a breakpoint, markers aside; a change of tool_choice
+invalidates the cached messages). `fail_next(status, retry_after)` queues an error
+response (429, 529, ...).
 
 `Emulator(api, faults=FaultPolicy(rate, seed))` turns it hostile: a seeded share of the
 requests get a transport fault or a model-output fault (see faults.py).
@@ -63,6 +66,7 @@ class EmulatorState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     faults_policy: FaultPolicy | None = None
     raw_bodies: list[bytes] = field(default_factory=list)  # every request body, as sent
+    written: dict[str, set[str]] = field(default_factory=dict)  # Anthropic: cached prefixes
 
     def cached_tokens(self, model: str, prompt: str, *, minimum: int = 1024,
                       granularity: int = 1) -> int:
@@ -80,6 +84,35 @@ class EmulatorState:
         if cached < minimum:
             return 0
         return cached - cached % granularity
+
+    def anthropic_cache(self, model: str, blocks: list[tuple[Any, dict[str, Any]]],
+                        marked: list[int], total: int, *, minimum: int = 1024,
+                        lookback: int = 20) -> tuple[int, int]:
+        """(read, written) tokens under Anthropic's explicit rule: a prefix is written
+        only where a request puts a breakpoint (if at least `minimum` tokens long), and a
+        request reads the longest written prefix that ends at one of its own block
+        boundaries, at a breakpoint or up to `lookback` blocks before one. `blocks` are
+        (scope, block) in cache order (tools, system, messages), without their markers:
+        the scope is part of the cache key, not of the size; `marked` indexes the
+        breakpoints. Block ends are shares of the request's `total` tokens, so the
+        tokens after the last breakpoint are the uncached input."""
+        keys: list[str] = []
+        sizes: list[int] = []
+        digest = hashlib.sha256()
+        for scope, block in blocks:
+            text = json.dumps(block, sort_keys=True)
+            digest.update(json.dumps(scope).encode() + text.encode())
+            keys.append(digest.hexdigest())
+            sizes.append((sizes[-1] if sizes else 0) + len(text))
+        ends = [total * n // max(1, sizes[-1]) for n in sizes]
+        reach = {j for b in marked for j in range(max(0, b - lookback), b + 1)}
+        with self.lock:
+            seen = self.written.setdefault(model, set())
+            read = max((ends[j] for j in reach if keys[j] in seen), default=0)
+            cacheable = [b for b in marked if ends[b] >= minimum]
+            seen.update(keys[b] for b in cacheable)
+        written = max(0, ends[max(cacheable)] - read) if cacheable else 0
+        return read, written
 
 
 def _rid(prefix: str, body: bytes, n: int = 24) -> str:
@@ -223,8 +256,20 @@ def _anthropic(state: EmulatorState, path: str, body: bytes,
     reply = decide(str(req["model"]), system, last_user, choice, tools)
     prompt = json.dumps([req.get("tools"), system_blocks, messages], sort_keys=True)
     total = tokens(prompt)
-    read = state.cached_tokens(str(req["model"]), prompt) if breakpoints else 0
-    creation = total - read if breakpoints and total >= 1024 else 0
+    # Cache order: tools, system, messages; a change of tool_choice invalidates the cached
+    # messages (not the tools or system), so it is part of each message block's key.
+    plain: list[tuple[Any, dict[str, Any]]] = []
+    marked: list[int] = []
+    for scope, block in ([("tools", b) for b in req.get("tools") or []]
+                         + [("system", b) for b in system_blocks]
+                         + [((m["role"], tc), b) for m in messages
+                            for b in (m["content"] if isinstance(m["content"], list)
+                                      else [{"type": "text", "text": m["content"]}])]):
+        if block.get("cache_control"):
+            marked.append(len(plain))
+            block = {k: v for k, v in block.items() if k != "cache_control"}
+        plain.append((scope, block))
+    read, creation = state.anthropic_cache(str(req["model"]), plain, marked, total)
     content_out: list[dict[str, Any]] = []
     if reply.text:
         content_out.append({"type": "text", "text": reply.text})
