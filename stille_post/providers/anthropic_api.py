@@ -9,10 +9,26 @@ Normalisation of real replies (see ../shared/real-api-cassettes):
   cache writes (`cache_creation_input_tokens`, also kept on `provider_data`);
   `cache_read_input_tokens` may be missing.
 
-Cost: the rendered history is append-only, so two `cache_control` breakpoints are placed
-on the stable prefix: the end of the system prompt (which also covers the tools, rendered
-before it) and the last block of the newest message, so the next call of the same seat
-reads everything up to here from the cache.
+Cost: Anthropic caches only what a `cache_control` breakpoint marks (a write costs 1.25x
+the input price, a read 0.1x; at most 4 breakpoints; never on a thinking block), and a
+request reads the longest marked prefix of an earlier one that ends at one of its block
+boundaries (up to 20 blocks before a breakpoint). A seat's history is append-only except
+for its newest user turn, which in the Elimination Game and Connections ends with a
+closing question the history does not keep. So three breakpoints:
+- the end of the system prompt (which also covers the tools, rendered before it);
+- the last block before the newest message, when that message is a user turn: the end of
+  what this seat's next request certainly repeats (the newest message is counted before
+  same-role turns are merged, so it may be a tool result in the question's user turn);
+- the last block, for games that keep their questions (Stille Post, The Chameleon).
+With the last block alone (before issue 15), every message write in those two games was
+never read back: Sonnet 4.5 billed 125% of the input. Billable-equivalent input per game,
+`python -m benchmarks efficiency --tokens`, last block only -> now: Elimination Game
+711,107 -> 136,270 (Sonnet 4.5), 595,795 -> 531,118 (Opus 4.6, Haiku 4.5: mostly under
+their 4,096-token minimum); Connections 565,800 -> 119,387 and 506,562 -> 337,760;
+Stille Post 6,946 -> 6,899 (Sonnet; Opus and Haiku 25,890 both ways, under the minimum);
+The Chameleon unchanged (3,159, under every minimum). Not counted there: a change of
+`tool_choice` also invalidates the cached messages, and Stille Post and the Elimination
+Game change it between a seat's requests (Sonnet 4.5 with it: 10,985 and 195,789).
 """
 
 from __future__ import annotations
@@ -64,21 +80,34 @@ def _blocks(m: Message) -> list[dict[str, Any]]:
 
 def to_anthropic_messages(request: ChatRequest, *, cache: bool = True) -> list[dict[str, Any]]:
     """Messages with tool results as user blocks; consecutive same-role turns merged,
-    because tool results must sit in the one user turn right after the tool_use turn."""
+    because tool results must sit in the one user turn right after the tool_use turn.
+
+    With `cache`, two breakpoints (the system prompt's is the third, see `_params`): the
+    last block, and, when the newest message is a user turn, the last block rendered
+    before it (thinking blocks skipped: they may not carry one). The newest message is
+    counted before merging: a closing question may share its merged user turn with tool
+    results that the seat's history keeps."""
     out: list[dict[str, Any]] = []
+    flat: list[dict[str, Any]] = []  # every block, in order (the same dicts as in `out`)
+    newest_start, newest_user = 0, False
     for m in request.messages:
         role = "assistant" if m.role == "assistant" else "user"
         blocks = _blocks(m)
         if not blocks:
             continue
+        newest_start, newest_user = len(flat), m.role == "user"
+        flat.extend(blocks)
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
         else:
             out.append({"role": role, "content": blocks})
-    if cache and out:
-        last = out[-1]["content"][-1]
-        if last.get("type") not in _THINKING_TYPES:
-            last["cache_control"] = dict(_CACHE)
+    if cache and flat:
+        if newest_user:
+            kept = [b for b in flat[:newest_start] if b.get("type") not in _THINKING_TYPES]
+            if kept:
+                kept[-1]["cache_control"] = dict(_CACHE)
+        if flat[-1].get("type") not in _THINKING_TYPES:
+            flat[-1]["cache_control"] = dict(_CACHE)
     return out
 
 

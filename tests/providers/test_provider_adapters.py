@@ -84,8 +84,9 @@ def test_anthropic_merges_tool_results_and_marks_the_stable_prefix() -> None:
     # both results and the following user text share the one user turn after the calls
     assert [b["type"] for b in msgs[2]["content"]] == ["tool_result", "tool_result", "text"]
     assert [b["type"] for b in msgs[1]["content"]] == ["tool_use", "tool_use"]  # no empty text
+    # the newest user turn, and the end of the history before it (test_provider_anthropic_cache)
     marked = [b for m in msgs for b in m["content"] if "cache_control" in b]
-    assert marked == [msgs[-1]["content"][-1]]
+    assert marked == [msgs[-2]["content"][-1], msgs[-1]["content"][-1]]
     assert params["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert params["tool_choice"] == {"type": "auto"}
     uncached: Any = create_provider("anthropic", "m", api_key="k", prompt_caching=False)
@@ -105,10 +106,9 @@ def test_anthropic_tool_only_reply_and_usage_with_cache_writes() -> None:
 
 def test_anthropic_first_message_stays_user_when_history_starts_oddly() -> None:
     req = ChatRequest("s", [Message("user", ""), Message("user", "a"), Message("user", "b")])
-    assert to_anthropic_messages(req)[0] == {
-        "role": "user", "content": [{"type": "text", "text": "a"},
-                                    {"type": "text", "text": "b",
-                                     "cache_control": {"type": "ephemeral"}}]}
+    assert to_anthropic_messages(req, cache=False) == [
+        {"role": "user", "content": [{"type": "text", "text": "a"},
+                                     {"type": "text", "text": "b"}]}]
 
 
 def test_google_parallel_responses_share_one_turn_and_carry_the_call_names() -> None:
