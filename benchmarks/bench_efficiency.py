@@ -30,8 +30,8 @@ input tokens, the stable prompt prefix and the billable-equivalent input.
      weighted by the cached/uncached price ratio of providers/data/prices.toml (and
      Anthropic's cache writes at 1.25x), with one cache for all seats (one model plays
      every seat); `_mixed`: each seat's model its own cache (a mixed line-up);
-     `_anthropic_breakpoint_before_question` and `_anthropic_breakpoints_both`: what-ifs
-     for the Anthropic adapter's message breakpoint (see CacheRule).
+     `_anthropic_breakpoint_last_only`: Anthropic under the adapter's placement before
+     issue 15 (the system prompt and the last block only, see CacheRule), one cache.
    For Stille Post the shares are also given with the hints moved out of the system
    prompt (`..._hints_last`, and `..._seat_and_hints_last`): RULES.md §1 puts them in
    the system prompt and the recorded cassettes hold that, so it is a measured what-if,
@@ -314,10 +314,9 @@ def figures(records: list[Record], games: int,
     mixed = [billed(model, r) for model, _, r in records]
     out["billable_input_per_game"] = {}
     out["billable_input_per_game_mixed"] = {}
-    # What-ifs for the Anthropic adapter (one cache for all seats, as the first figure):
-    # its message breakpoint on the block before a closing user turn, or on both blocks.
-    what_ifs = {"before_question": "billable_input_per_game_anthropic_breakpoint_before_question",
-                "both": "billable_input_per_game_anthropic_breakpoints_both"}
+    # The Anthropic adapter's placement before issue 15 (one cache for all seats, as the
+    # first figure): no breakpoint on the block before a closing user turn.
+    what_ifs = {"last": "billable_input_per_game_anthropic_breakpoint_last_only"}
     for key in what_ifs.values():
         out[key] = {}
     for rule in cache_rules():
@@ -401,9 +400,12 @@ def _print_games(games: dict[str, dict[str, Any]]) -> None:
         for model, v in g["billable_input_per_game"].items():
             mixed = g["billable_input_per_game_mixed"][model]
             r = rules[model]
+            last = g.get("billable_input_per_game_anthropic_breakpoint_last_only", {})
+            was = (f"; last block only, before issue 15: {last[model]:,.0f}"
+                   if model in last else "")
             print(f"        {r.provider:9s} {model:28s} {v:9,.0f} / {mixed:9,.0f}  "
                   f"({v / g['input_tokens_per_game']:.0%} / "
-                  f"{mixed / g['input_tokens_per_game']:.0%} of the input)")
+                  f"{mixed / g['input_tokens_per_game']:.0%} of the input{was})")
 
 
 def main(argv: list[str] | None = None) -> int:

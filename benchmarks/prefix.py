@@ -89,10 +89,12 @@ class CacheRule:
       written (at `write` x the input price, when at least `min_tokens` long), and a
       request reads the longest written prefix that ends at one of its block boundaries
       at most `lookback` blocks before a breakpoint. Our adapter
-      (providers/anthropic_api.py) puts breakpoints after the system prompt and on the
-      last block of the newest message (`breakpoint="last"`). What-ifs: a breakpoint on
-      the block before a closing user turn instead (`"before_question"`), or on both
-      (`"both"`: three of the four breakpoints the API allows).
+      (providers/anthropic_api.py) puts breakpoints after the system prompt, on the last
+      block, and, when the newest message is a user turn, on the block before it
+      (`breakpoint="both"`: three of the four the API allows; the adapter marks content
+      blocks, here each message is one block). What-if: the placement before issue 15,
+      the system prompt and the last block only (`"last"`), whose write is never read
+      where the newest user turn ends with a question the history does not keep.
     Cache reads cost `read` x the input price."""
 
     model: str
@@ -103,7 +105,7 @@ class CacheRule:
     write: float = 1.0
     explicit: bool = False
     lookback: int = 20
-    breakpoint: str = "last"
+    breakpoint: str = "both"
 
 
 @dataclass
@@ -141,9 +143,8 @@ def _explicit(rule: CacheRule, written: set[str], text: str, ends: list[int],
     total = tokens(text)
     last = len(ends) - 1
     points = [0, last]
-    if closing_user and last >= 1 and rule.breakpoint != "last":
-        points = [0, last - 1] if rule.breakpoint == "before_question" else [0, last - 1, last]
-    last = points[-1]
+    if closing_user and last >= 2 and rule.breakpoint == "both":
+        points = [0, last - 1, last]
     # Block boundaries a breakpoint's lookback reaches: the system breakpoint's own, and
     # those up to `lookback` blocks before the last breakpoint.
     candidates = sorted({0, *range(max(0, last - rule.lookback), last + 1)}, reverse=True)
