@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError
@@ -36,7 +37,7 @@ from stille_post.providers.base import (
     ReplayMiss,
     ToolCall,
 )
-from stille_post.providers.secrets import redact, redact_data
+from stille_post.providers.secrets import redact, redact_data, secrets
 
 if TYPE_CHECKING:
     from stille_post.games.kit.generation import GenerationConfig
@@ -82,6 +83,18 @@ def _stats_for(provider: Any, label: str) -> AnswerStats:
 def safe_text(text: str) -> str:
     """Model or server text as it may enter the game: keys masked, controls replaced."""
     return clean_text(redact(text))
+
+
+@lru_cache(maxsize=256)
+def _safe_label(label: str, keys: tuple[str, ...]) -> str:
+    # `keys` (the secrets in force) is part of the cache key: a new key masks anew.
+    return safe_text(label)
+
+
+def safe_model(model: str) -> str:
+    """`safe_text` for a reply's model name: a handful of names recur on every reply, so
+    the cleaned name is cached (per set of configured keys)."""
+    return _safe_label(model, tuple(secrets()))
 
 
 def safe_completion(completion: Completion) -> tuple[str, tuple[ToolCall, ...]]:
@@ -182,6 +195,6 @@ class LLMPlayer:
             text=text,
             tool_calls=calls,
             usage=completion.usage,
-            model=safe_text(model) if model else model,
+            model=safe_model(model) if model else model,
             provider_data=dict(completion.provider_data),
         )
