@@ -131,9 +131,9 @@ class EventLog:
                 view.append(event)
         else:
             for seat in vis.seats:
-                view = views.get(seat)
-                if view is not None:
-                    view.append(event)
+                seen = views.get(seat)
+                if seen is not None:
+                    seen.append(event)
         if self._sink is not None:
             self._sink(event)
         return event
