@@ -9,9 +9,10 @@ two files, sets the requested environment and working directory, runs
 It starts from a clean interpreter that is not pytest (no capture, no warning recorder,
 no threads), so what it prints and returns is what a user would see.
 
-A command line whose game registry differs from the server's (`STILLE_POST_GAMES`), or a
-platform without `fork`, gets a real new process instead. tests/cli/test_bad_inputs.py
-also runs a few cases through the installed console script and checks that both agree.
+A command line that names plugin games (`STILLE_POST_GAMES`) reloads the registry and the
+CLI's modules in its child; a platform without `fork` gets a real new process per line.
+tests/cli/test_bad_inputs.py also runs a few cases through the installed console script
+and checks that both agree.
 """
 
 from __future__ import annotations
@@ -47,11 +48,11 @@ def _child(job: Mapping[str, Any]) -> None:
             os.close(opened)
         env = dict(job["env"])
         argv = [str(a) for a in job["argv"]]
-        if env.get(GAMES_VAR, "") != os.environ.get(GAMES_VAR, ""):
-            # The server's game registry was loaded without these games: a fresh process.
-            os.execve(sys.executable, [sys.executable, "-c", ENTRY, *argv], env)
+        games_changed = env.get(GAMES_VAR, "") != os.environ.get(GAMES_VAR, "")
         os.environ.clear()
         os.environ.update(env)
+        if games_changed:
+            _load_other_games(env)
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace",  # noqa: SIM115
@@ -74,6 +75,22 @@ def _child(job: Mapping[str, Any]) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _load_other_games(env: Mapping[str, str]) -> None:
+    """The server imported the CLI with no plugin games; this command line names some
+    (`STILLE_POST_GAMES`): reload the registry, and the CLI modules, whose per-game
+    commands are built at import, as a fresh interpreter would."""
+    # Where `python -c` would look: the working directory first, then PYTHONPATH.
+    for entry in [*reversed(env.get("PYTHONPATH", "").split(os.pathsep)), os.getcwd()]:
+        if entry and entry not in sys.path:
+            sys.path.insert(0, entry)
+    from stille_post.games import reload_registry
+
+    reload_registry()
+    for name in [m for m in sys.modules if m == "stille_post.cli" or
+                 m.startswith("stille_post.cli.")]:
+        del sys.modules[name]
 
 
 def _run_jobs(jobs: Sequence[Mapping[str, Any]], parallel: int) -> list[int]:

@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from stille_post.games.kit.framing import cap_words, clean, word_count
 from stille_post.games.kit.generation import effective
 from stille_post.games.kit.votes import leaders, narrow_by, parse_seat, tally
 from stille_post.players.base import Action, Decision, is_instant
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,8 +170,7 @@ def test_votes() -> None:
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-c", "from stille_post.cli import main; main()",
-                           *args], capture_output=True, text=True, env=full, timeout=120)
+    return clirun.run_cli(*args, env=full, timeout=120)
 
 
 def test_a_broken_plugin_is_a_warning_not_a_crash() -> None:

@@ -8,16 +8,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
+
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "STILLE_POST_GAMES": "tests.toy_rps:GAME"}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from stille_post.cli import main; main()",
-                           *args], capture_output=True, text=True, env=ENV, timeout=300)
+    return clirun.run_cli(*args, env=ENV)
 
 
 def test_the_toy_game_goes_through_every_command(tmp_path: Path) -> None:
