@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stille_post.games.elimination import prompts as P
-from stille_post.games.elimination.observation import Observation, PublicRecord
+from stille_post.games.elimination.observation import Observation, PublicRecord, RecordReader
 from stille_post.games.kit.setup import BotContext
 from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import ToolCall
@@ -46,10 +46,13 @@ class EliminationBot:
         self.style = style
         self.rng = rng
         self.name = f"bot:{style}"
+        self._reader: RecordReader | None = None
 
     async def decide(self, decision: Decision[Any]) -> Action:
         obs: Observation = decision.observation
-        rec = PublicRecord.read(obs.seat, obs.events)
+        if self._reader is None or self._reader.seat != obs.seat:
+            self._reader = RecordReader(obs.seat)
+        rec = self._reader.read(obs.events)
         kind = decision.kind
         if kind == P.RANKING:
             return _call(P.RANK_TOOL, {"ranking": self.rank(obs, rec)})

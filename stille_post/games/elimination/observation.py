@@ -76,6 +76,17 @@ class PublicRecord:
     @classmethod
     def read(cls, seat: int, events: Sequence[Event]) -> PublicRecord:
         rec = cls(seat)
+        rec.consume(events)
+        return rec
+
+    def copy(self) -> PublicRecord:
+        return PublicRecord(self.seat, self.round, dict(self.times_paired),
+                            dict(self.votes_received), dict(self.partner_by_round),
+                            dict(self.named_this_round), dict(self.chats_with))
+
+    def consume(self, events: Sequence[Event]) -> None:
+        """Read `events` as the continuation of what this record has read."""
+        rec, seat = self, self.seat
         for e in events:
             t, d = e.type, e.data
             if t == "round_start":
@@ -99,7 +110,6 @@ class PublicRecord:
                     n = int(m)
                     if n != e.actor:
                         rec.named_this_round[n] = rec.named_this_round.get(n, 0) + 1
-        return rec
 
     def partner(self, round: int) -> int | None:
         return self.partner_by_round.get(round)
@@ -108,3 +118,39 @@ class PublicRecord:
         """A public proxy for "strongest threat": well connected (paired often) and rarely
         voted against. Higher is more dangerous."""
         return 2 * self.times_paired.get(s, 0) - self.votes_received.get(s, 0)
+
+
+class RecordReader:
+    """`PublicRecord.read` for one seat's successive decisions, reading each event once.
+
+    A decision's events are a committed view (the main log's or a channel's), which only
+    grows at its end, plus notices previewed for this ask (seq 0) after it. The record of
+    each view is kept, keyed by its first event, and continued; previews are read into a
+    copy. Equal to `PublicRecord.read` (tested): reading the whole view on every decision
+    made an Elimination game's bots quadratic in its length."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        # id(first event) -> (first event, record, events read, last event read)
+        self._kept: dict[int, tuple[Event, PublicRecord, int, Event]] = {}
+
+    def read(self, events: Sequence[Event]) -> PublicRecord:
+        committed = len(events)
+        while committed and events[committed - 1].seq == 0:
+            committed -= 1
+        if not committed:
+            return PublicRecord.read(self.seat, events)
+        first = events[0]
+        kept = self._kept.get(id(first))
+        if (kept is None or kept[0] is not first or kept[2] > committed
+                or events[kept[2] - 1] is not kept[3]):
+            rec, done = PublicRecord(self.seat), 0
+        else:
+            rec, done = kept[1], kept[2]
+        rec.consume(events[done:committed])
+        self._kept[id(first)] = (first, rec, committed, events[committed - 1])
+        if committed < len(events):
+            rec = rec.copy()
+            rec.consume(events[committed:])
+        return rec
+
