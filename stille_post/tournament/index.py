@@ -9,13 +9,16 @@ Why this is crash-safe:
 - SQLite's write-ahead log makes each commit atomic; `id` is the primary key, so a game
   can never be counted twice, even by a buggy caller.
 
-One transaction for many games: `add` inserts at once (a duplicate raises at once), and
-when games finish fast (within `COMMIT_SECONDS` of the last commit) it commits only when
-`COMMIT_ROWS` rows are waiting or the open transaction is `COMMIT_SECONDS` old;
-`flush`/`close` commit the rest (the runner also flushes on a timer). A crash can therefore lose
-the last uncommitted rows, never a transcript: their games are complete on disk, and a
-resume (or `report`) indexes a complete transcript without a row from the file itself
-(`results.row_from_transcript`), so nothing is played twice.
+One transaction for many games: `add` checks a row at once (a duplicate raises at once)
+and keeps it; when games finish fast (within `COMMIT_SECONDS` of the last commit) the kept
+rows are written in one short transaction when `COMMIT_ROWS` wait or the oldest is
+`COMMIT_SECONDS` old; `flush`/`close` write the rest (the runner also flushes on a timer).
+The write lock is held only while a batch is written, never across the wait: with
+`--workers 2` a transaction left open for the wait made the other process's `BEGIN`
+block its event loop (SQLite's busy wait is synchronous) for up to `COMMIT_SECONDS`.
+A crash can therefore lose the last uncommitted rows, never a transcript: their games are
+complete on disk, and a resume (or `report`) indexes a complete transcript without a row
+from the file itself (`results.row_from_transcript`), so nothing is played twice.
 """
 
 from __future__ import annotations
@@ -92,7 +95,8 @@ class GameIndex:
         # commits a batch: wait for it rather than fail.
         self._db.execute("PRAGMA busy_timeout=30000")
         self._db.execute(_SCHEMA)
-        self._open_rows = 0  # rows inserted in the open (uncommitted) transaction
+        self._pending: list[IndexRow] = []  # checked rows waiting for the next commit
+        self._pending_keys: set[object] = set()  # their ids and idx values
         self._opened_at = 0.0
         self._committed_at = float("-inf")  # no commit yet: the first row commits at once
         self.before_commit: Callable[[], None] | None = None
@@ -102,40 +106,42 @@ class GameIndex:
         return cls(folder / INDEX_FILE)
 
     def add(self, row: IndexRow) -> None:
-        """Insert one row now (a duplicate raises `sqlite3.IntegrityError` here and leaves
-        the others alone); it is committed with its batch (see the module's docstring)."""
+        """Check one row now (a duplicate id or index raises `sqlite3.IntegrityError` here
+        and leaves the others alone); it is written with its batch (see the module's
+        docstring)."""
+        keys = self._pending_keys
+        if (("id", row.id) in keys or ("idx", row.idx) in keys or self._db.execute(
+                "SELECT 1 FROM games WHERE id = ? OR idx = ?", (row.id, row.idx)).fetchone()):
+            raise sqlite3.IntegrityError(f"UNIQUE constraint failed: game {row.id} "
+                                         f"(index {row.idx}) is already in the index")
         now = time.monotonic()
-        if self._open_rows == 0:
-            self._db.execute("BEGIN IMMEDIATE")
+        if not self._pending:
             # Games that finish slowly (LLM seats) commit one by one, as before: a batch
             # only forms when the previous commit is recent.
             self._opened_at = (now if now - self._committed_at < COMMIT_SECONDS
                                else float("-inf"))
-        try:
-            self._db.execute(_INSERT, row.values())
-        except BaseException:
-            if self._open_rows == 0:
-                self._db.execute("ROLLBACK")
-            raise
-        self._open_rows += 1
-        if self._open_rows >= COMMIT_ROWS or now - self._opened_at >= COMMIT_SECONDS:
+        self._pending.append(row)
+        keys.update((("id", row.id), ("idx", row.idx)))
+        if len(self._pending) >= COMMIT_ROWS or now - self._opened_at >= COMMIT_SECONDS:
             self.flush()
 
     def flush(self) -> None:
-        """Commit the rows `add` inserted so far. `before_commit` runs first, always (the
+        """Commit the rows `add` kept so far. `before_commit` runs first, always (the
         runner moves the batch's transcripts into place there, so that a committed row
         never names a file that is not in place, and a file in place is committed but
         for the moment between the two)."""
         if self.before_commit is not None:
             self.before_commit()
-        if self._open_rows:
-            self._open_rows = 0
-            self._db.execute("COMMIT")
+        if self._pending:
+            rows = self._pending
+            self._pending, self._pending_keys = [], set()
+            with self._transaction():
+                self._db.executemany(_INSERT, [r.values() for r in rows])
             self._committed_at = time.monotonic()
 
     @property
     def uncommitted(self) -> int:
-        return self._open_rows
+        return len(self._pending)
 
     def add_many(self, rows: list[IndexRow]) -> None:
         """All of `rows` in one transaction of their own, or none of them."""
@@ -151,9 +157,12 @@ class GameIndex:
         return int(cur.rowcount)
 
     def ids(self) -> set[str]:
-        return {r[0] for r in self._db.execute("SELECT id FROM games")}
+        """Every game's id, the rows waiting for their commit included."""
+        return ({r[0] for r in self._db.execute("SELECT id FROM games")}
+                | {r.id for r in self._pending})
 
     def rows(self) -> Iterator[IndexRow]:
+        self.flush()
         for r in self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM games ORDER BY idx"):
             d = dict(zip(_COLUMNS, r, strict=True))
             d["players"] = json.loads(d["players"])
@@ -162,7 +171,9 @@ class GameIndex:
             yield IndexRow(**d)
 
     def count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        """How many games, the rows waiting for their commit included."""
+        return (int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+                + len(self._pending))
 
     def close(self) -> None:
         try:
