@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -22,7 +23,7 @@ class DataFile:
     origin: str  # "package:stille_post.games.chameleon/data/cards.toml" or a path
     text: str
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
@@ -46,6 +47,13 @@ def load_data(package: str, resource: str, *, name: str | None = None,
         except OSError as exc:
             raise ConfigError(f"cannot read {label} file {path}: {exc.strerror}") from None
         return DataFile(label, str(path), text)
+    return _packaged(package, resource, label)
+
+
+@lru_cache(maxsize=64)
+def _packaged(package: str, resource: str, label: str) -> DataFile:
+    # An installed package's files do not change while it runs: read (and hash) each once
+    # per process, not once per game (a tournament prepares thousands of games).
     node = resources.files(package).joinpath(resource)
     try:
         text = node.read_text(encoding="utf-8")
