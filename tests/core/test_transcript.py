@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stille_post.core.events import Event, EventLog, Visibility, visible_to
 from stille_post.core.transcript import Transcript, TranscriptWriter, canonical_text
@@ -74,3 +76,29 @@ def test_visibility_json_roundtrip() -> None:
         assert Visibility.from_json(v.to_json()) == v
     with pytest.raises(ValueError):
         Visibility.from_json("everyone")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
+    | st.text(), lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(_JSON)
+def test_the_built_once_encoder_writes_what_json_would(value: object) -> None:
+    from stille_post.core import transcript as T
+
+    assert T._ENCODE(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_an_event_line_is_the_event_as_to_json_gives_it(tmp_path: Path) -> None:
+    event = Event(3, "message", 1, 2, 4, Visibility.only(4, 1),
+                  {"text": "é \u2028 \x00 \"q\"", "n": 1.5, "nested": {"a": [1, None]}})
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as w:
+        w.event(event)
+        w.result(status="completed")
+    line = path.read_text(encoding="utf-8").split("\n")[0]  # not splitlines: U+2028
+    assert line == json.dumps({"kind": "event", **event.to_json()}, ensure_ascii=False,
+                              separators=(",", ":"))
