@@ -124,12 +124,7 @@ class TranscriptWriter:
         )
 
     def event(self, event: Event) -> None:
-        # Event.to_json's keys, in its order, built once (no intermediate dicts).
-        data = event.data
-        self._write({"kind": "event", "seq": event.seq, "type": event.type,
-                     "round": event.round, "turn": event.turn, "actor": event.actor,
-                     "visibility": event.visibility.to_json(),
-                     "data": data if type(data) is dict else dict(data)})
+        self._write({"kind": "event", **event.to_json()})
 
     __call__ = event  # a writer is an EventSink
 

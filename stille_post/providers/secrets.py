@@ -66,8 +66,7 @@ def _environment_keys() -> tuple[Any, ...]:
 def secrets() -> list[str]:
     """Registered and environment keys, longest first (a key containing another key is
     masked whole)."""
-    return _secrets(frozenset(_registered) if _registered else frozenset(),
-                    _environment_keys())
+    return _secrets(frozenset(_registered), _environment_keys())
 
 
 @lru_cache(maxsize=8)
