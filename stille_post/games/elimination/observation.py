@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stille_post.core.events import Event
+from stille_post.games.kit.incremental import continues
 
 _NAMED = re.compile(r"\bPlayer\s+(\d+)\b")
 
@@ -123,16 +124,20 @@ class PublicRecord:
 class RecordReader:
     """`PublicRecord.read` for one seat's successive decisions, reading each event once.
 
-    A decision's events are a committed view (the main log's or a channel's), which only
-    grows at its end, plus notices previewed for this ask (seq 0) after it. The record of
-    each view is kept, keyed by its first event, and continued; previews are read into a
-    copy. Equal to `PublicRecord.read` (tested): reading the whole view on every decision
-    made an Elimination game's bots quadratic in its length."""
+    A decision's events are a committed view (the main log's, or a channel's: the main
+    view and the channel's own lines after it), which only grows at its end, plus notices
+    previewed for this ask (seq 0) after it. The record is kept and continued while the
+    view continues what it read (kit's `continues`, the incremental renderer's rule),
+    else read afresh; previews are read into a copy. Equal to `PublicRecord.read`
+    (tested): reading the whole view on every decision made an Elimination game's bots
+    quadratic in its length."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        # id(first event) -> (first event, record, events read, last event read)
-        self._kept: dict[int, tuple[Event, PublicRecord, int, Event]] = {}
+        self._record = PublicRecord(seat)
+        self._first: Event | None = None  # the first event of the view it has read
+        self._read = 0  # how many events of that view
+        self._last: Event | None = None  # the last of them
 
     def read(self, events: Sequence[Event]) -> PublicRecord:
         committed = len(events)
@@ -140,17 +145,13 @@ class RecordReader:
             committed -= 1
         if not committed:
             return PublicRecord.read(self.seat, events)
-        first = events[0]
-        kept = self._kept.get(id(first))
-        if (kept is None or kept[0] is not first or kept[2] > committed
-                or events[kept[2] - 1] is not kept[3]):
-            rec, done = PublicRecord(self.seat), 0
-        else:
-            rec, done = kept[1], kept[2]
-        rec.consume(events[done:committed])
-        self._kept[id(first)] = (first, rec, committed, events[committed - 1])
+        if self._first is None or not continues(events, self._first, self._read,
+                                                self._last):
+            self._record, self._read = PublicRecord(self.seat), 0
+        rec = self._record
+        rec.consume(events[self._read:committed])
+        self._first, self._read, self._last = events[0], committed, events[committed - 1]
         if committed < len(events):
             rec = rec.copy()
             rec.consume(events[committed:])
         return rec
-

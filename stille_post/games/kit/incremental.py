@@ -67,6 +67,16 @@ class _Kept:
     last_use: int = 0  # the renderer's render count when it was last used
 
 
+def continues(events: Sequence[Event], first: Event, read: int, last: Event | None) -> bool:
+    """True when `events` is the view of which `read` events, the last of them `last`,
+    were already read: the same first event, and `last` still at its place (a view is
+    only ever appended to, so what lies between is the same too). The rule every kept
+    per-view state uses before it is continued (this renderer, the Elimination bots'
+    records)."""
+    return (bool(events) and events[0] is first and read <= len(events)
+            and (read == 0 or events[read - 1] is last))
+
+
 def render_full(render_event: RenderEvent, events: Sequence[Event], seat: int,
                 closing: str | None = None) -> list[Message]:
     """The reference: every event into a fresh conversation (what games did before)."""
@@ -104,8 +114,7 @@ class IncrementalRenderer:
         key = (id(first), seat)
         kept = self._kept.get(key)
         total = len(events)
-        if (kept is None or kept.first is not first or kept.n > total
-                or (kept.n and events[kept.n - 1] is not kept.last)):
+        if kept is None or not continues(events, kept.first, kept.n, kept.last):
             kept = _Kept(Conversation(), first, None, 0, self._now)
             self._kept[key] = kept
             self.rebuilds += 1
@@ -151,4 +160,4 @@ class IncrementalRenderer:
         self._kept.clear()
 
 
-__all__ = ["IncrementalRenderer", "RenderEvent", "render_full"]
+__all__ = ["IncrementalRenderer", "RenderEvent", "continues", "render_full"]
