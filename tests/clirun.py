@@ -164,6 +164,16 @@ _SERVER = _Server()
 atexit.register(_SERVER.stop)
 
 
+def keyless_env(**extra: str) -> dict[str, str]:
+    """This environment without any API key variable (the names the CLI reads), plus
+    `extra`: a command line under test must never find a real key."""
+    from stille_post.providers.secrets import KEY_ENV_VARS
+
+    env = {k: v for k, v in os.environ.items() if k not in KEY_ENV_VARS}
+    env.update(extra)
+    return env
+
+
 def run_many(argvs: Sequence[Sequence[str]], *, cwd: Path | str,
              env: Mapping[str, str] | None = None, timeout: float = 600,
              ) -> list[subprocess.CompletedProcess[str]]:

@@ -13,7 +13,6 @@ must agree.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clirun import run_many
+from tests.clirun import keyless_env, run_many
 
 BOTS = "detective,random,gambler,cautious"
 LLM_SEATS = "openai:gpt-5-mini,random,gambler,cautious"
@@ -278,10 +277,7 @@ THROUGH_THE_SCRIPT = ("unknown option", "seed not a number", "--games abc",
 
 
 def _env() -> dict[str, str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "STILLE_POST_DEBUG": ""}
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
-        env.pop(name, None)
-    return env
+    return keyless_env(NO_COLOR="1", COLUMNS="200", STILLE_POST_DEBUG="")
 
 
 def _argv(case: Case, fx: dict[str, str]) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -12,14 +11,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # The CLI's entry point in a process of its own (tests/clirun.py: forked from a server
 # that imported the CLI once; tests/cli/test_bad_inputs.py checks the installed console
 # script gives the same answers).
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-            "OPENAI_COMPATIBLE_API_KEY")
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
-    env.update({"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-                "COLUMNS": "200"})
+    env = clirun.keyless_env(HTTPS_PROXY="http://127.0.0.1:9",
+                             HTTP_PROXY="http://127.0.0.1:9", COLUMNS="200")
     return clirun.run_cli(*args, cwd=cwd, env=env)
 
 

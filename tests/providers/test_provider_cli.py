@@ -5,7 +5,6 @@ stops with one line and exit code 2."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -15,14 +14,11 @@ from tests import clirun
 from tests.emulators import scenarios as S
 from tests.providers._helpers import cassette_or_skip, comparable
 
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-            "OPENAI_COMPATIBLE_API_KEY")
-
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
     # Anything that tried the network would hang or fail: point proxies at nothing.
-    env.update({"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
+    env = clirun.keyless_env(HTTPS_PROXY="http://127.0.0.1:9",
+                             HTTP_PROXY="http://127.0.0.1:9")
     return clirun.run_cli(*args, cwd=cwd, env=env)
 
 
