@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from stille_post.core.transcript import Transcript
-from tests.viewer.helpers import Page, render, run_cli
+from tests.viewer.helpers import Page, every_event_timeline, render, run_cli
 
 pytestmark = [
     pytest.mark.browser,
@@ -29,11 +29,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_event_renders(browser: Any, game: Path) -> None:
-    t = Transcript.load(game)
-    page = Page(browser, render(game), "#view=all&seq=999999")
-    assert page.errors() == []
-    assert sorted(page.rendered()) == [e.seq for e in t.events]
-    text = page.by_id("timeline").text
+    text = every_event_timeline(browser, game)
     assert "⇄" in text  # the pairing drawn
     assert "rank 1" in text and "rank 6" in text  # the final seat list
     assert "OUT" in text

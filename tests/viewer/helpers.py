@@ -40,6 +40,18 @@ def render(transcript: Path) -> Path:
     return write_html(transcript, transcript.with_suffix(".html"))
 
 
+def every_event_timeline(driver: Any, transcript: Path) -> str:
+    """The whole game on one omniscient page: no script error, and every event of the
+    transcript rendered. Returns the timeline's text, for each layout's own checks."""
+    from stille_post.core.transcript import Transcript
+
+    events = Transcript.load(transcript).events
+    page = Page(driver, render(transcript), "#view=all&seq=999999")
+    assert page.errors() == []
+    assert sorted(page.rendered()) == [e.seq for e in events]
+    return str(page.by_id("timeline").text)
+
+
 def handmade_events() -> list[tuple[str, int | None, Visibility, dict[str, Any]]]:
     pub = Visibility.public()
     knowers = Visibility.only(1, 2, 4)  # seat 3 is the chameleon: no secret word
