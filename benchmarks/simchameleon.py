@@ -9,12 +9,12 @@ characters of every message of the request (system included), divided by 4.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from dataclasses import dataclass, field
 
 from stille_post.providers.base import ChatRequest, Completion, Usage
+from stille_post.providers.wire import network_delay
 
 CLUE = "delicious"
 _SEAT = re.compile(r"You are Player (\d+)")
@@ -52,7 +52,7 @@ class ChameleonSimProvider:
     async def complete(self, request: ChatRequest) -> Completion:
         self.meter.record([request.system, *(m.content for m in request.messages)])
         if self.latency_s:
-            await asyncio.sleep(self.latency_s)
+            await network_delay(self.latency_s)  # woken as by a socket, as ChatArena's threads are
         # The question is the last line of the last user turn.
         last = request.messages[-1].content.rsplit("\n", 1)[-1] if request.messages else ""
         seat = next((int(m.group(1)) for msg in request.messages

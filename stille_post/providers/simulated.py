@@ -14,9 +14,8 @@ Usage is a rough 4-characters-per-token count of the request and the answer.
 
 from __future__ import annotations
 
-import asyncio
-
 from stille_post.providers.base import ChatRequest, Completion, ToolCall, Usage
+from stille_post.providers.wire import network_delay
 
 IDENTITY_PROMPT = "Identity guess #"
 
@@ -43,7 +42,7 @@ class SimulatedProvider:
 
     async def complete(self, request: ChatRequest) -> Completion:
         self.calls += 1
-        await asyncio.sleep(self.latency_s)
+        await network_delay(self.latency_s)
         calls: list[ToolCall] = []
         if request.tool_choice == "auto":
             self._turns += 1
