@@ -78,13 +78,13 @@ def test_only_players_that_can_suspend_get_a_deadline_timer(
     from stille_post.games.kit.setup import prepare
 
     armed: list[float] = []
-    real = asyncio.timeout
+    real = asking.deadline
 
-    def counting(delay: float | None) -> Any:
-        armed.append(delay or 0.0)
+    def counting(delay: float) -> Any:
+        armed.append(delay)
         return real(delay)
 
-    monkeypatch.setattr(asking.asyncio, "timeout", counting)
+    monkeypatch.setattr(asking, "deadline", counting)
     table = Table("t", {1: Instant(), 2: Delayed(2, 0.0, ["x"])}, make_rng(0),
                   timeout_s=7.0)
 

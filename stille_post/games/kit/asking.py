@@ -12,13 +12,13 @@ arrive in.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from stille_post.core.errors import ParseError, ProviderError
 from stille_post.core.events import Event, Visibility
+from stille_post.games.kit.deadlines import deadline
 from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.providers.base import Usage
 
@@ -79,8 +79,9 @@ async def ask(
             if instant:
                 action = await player.decide(decision)
             else:
-                # asyncio.timeout, unlike wait_for, wraps no task around each answer.
-                async with asyncio.timeout(timeout_s):
+                # As asyncio.timeout (no task wrapped around each answer, unlike
+                # wait_for), without a loop timer per decision (kit/deadlines.py).
+                with deadline(timeout_s):
                     action = await player.decide(decision)
         except ProviderError as exc:
             answer.failure = f"the model could not be reached ({exc})"
