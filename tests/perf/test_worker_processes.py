@@ -41,3 +41,40 @@ def test_two_processes_play_the_same_games_as_one(tmp_path: Path) -> None:
 def test_workers_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         asyncio.run(run_tournament(CONFIG, tmp_path / "t", workers=0))
+
+
+def test_a_run_tunes_the_garbage_collector_and_restores_it(tmp_path: Path) -> None:
+    """During a run the heap is frozen and young objects are collected every
+    GC_YOUNG_THRESHOLD allocations (runner._quiet_gc); after it, finished or failed,
+    the process is as it was."""
+    import gc
+
+    from stille_post.tournament import runner
+
+    seen: list[tuple[int, int]] = []
+    real = runner._play_share
+
+    async def spy(*args: object, **kwargs: object) -> None:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    small = TournamentConfig(game="stille-post", games=2, seed=4)
+    try:
+        runner._play_share = spy  # type: ignore[assignment]
+        asyncio.run(run_tournament(small, tmp_path / "t", concurrency=2, durable=False))
+    finally:
+        runner._play_share = real  # type: ignore[assignment]
+    assert seen and seen[0][0] == runner.GC_YOUNG_THRESHOLD and seen[0][1] > 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+    async def failing(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the disk is gone")
+
+    try:
+        runner._play_share = failing  # type: ignore[assignment]
+        with pytest.raises(RuntimeError):  # a run that fails restores it too
+            asyncio.run(run_tournament(small, tmp_path / "u", concurrency=2, durable=False))
+    finally:
+        runner._play_share = real  # type: ignore[assignment]
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
