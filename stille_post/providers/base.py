@@ -64,6 +64,12 @@ class Usage:
     cached_input_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
+        # Usage is immutable, so a zero side can hand back the other (a seat's first
+        # answer, a bot's empty usage): no new object on the hot path.
+        if not (other.input_tokens or other.output_tokens or other.cached_input_tokens):
+            return self
+        if not (self.input_tokens or self.output_tokens or self.cached_input_tokens):
+            return other
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,

@@ -55,7 +55,7 @@ class SimulatedProvider:
             text = self.guess
         else:
             text = f"Hello everyone, I am {self.model}'s stand-in. Nice to meet you."
-        size = len(request.system) + sum(len(m.content) for m in request.messages)
+        size = len(request.system) + sum([len(m.content) for m in request.messages])
         return Completion(text=text, tool_calls=calls,
                           usage=Usage(input_tokens=size // 4, output_tokens=len(text) // 4 + 1),
                           model=self.model, finish_reason="tool_calls" if calls else "stop")

@@ -47,11 +47,6 @@ class _Watchdog:
         self.handle: weakref.ref[asyncio.TimerHandle] | None = None
         self.armed = math.inf
 
-    def watch(self, w: _Watch) -> None:
-        self.live[w] = None
-        if w.when < self.armed:
-            self._arm(w.when)
-
     def _arm(self, when: float) -> None:
         old = self.handle() if self.handle is not None else None
         if old is not None:
@@ -107,13 +102,15 @@ class deadline:
         self.seconds = seconds
 
     def __enter__(self) -> deadline:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task(loop)
+        task = asyncio.current_task()  # RuntimeError without a running loop
         if task is None:
             raise RuntimeError("deadline() must be used inside a task")
-        self._dog = _watchdog(loop)
-        self._watch = _Watch(task, loop.time() + self.seconds)
-        self._dog.watch(self._watch)
+        loop = task.get_loop()
+        self._dog = dog = _last if _last is not None and _last.loop() is loop else _watchdog(loop)
+        self._watch = w = _Watch(task, loop.time() + self.seconds)
+        dog.live[w] = None
+        if w.when < dog.armed:
+            dog._arm(w.when)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
