@@ -19,6 +19,10 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+# recording.py imports this module only inside functions, so this is no cycle; at module
+# level it saves an import statement (0.5 µs) on every reply.
+from stille_post.providers.recording import KEY_PATTERN
+
 REDACTED = "[redacted]"
 
 # Every environment variable that may hold a key (cli/llm_seats.py reads the same names).
@@ -86,8 +90,6 @@ def _secrets(registered: frozenset[str], env: tuple[Any, ...]) -> list[str]:
 def redact(text: str) -> str:
     """`text` with every configured key, every key-shaped string and every secret query
     parameter value replaced by `[redacted]`."""
-    from stille_post.providers.recording import KEY_PATTERN
-
     for value in secrets():
         if value in text:
             text = text.replace(value, REDACTED)

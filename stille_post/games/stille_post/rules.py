@@ -39,6 +39,12 @@ def normalise(text: str) -> str:
         s = t
 
 
+@lru_cache(maxsize=16)
+def _normalised(roster_ids: tuple[str, ...]) -> frozenset[str]:
+    # A game judges every guess against the same roster: normalise its ids once.
+    return frozenset(normalise(r) for r in roster_ids)
+
+
 def named_ids(guess: str, roster_ids: Iterable[str]) -> set[str]:
     """The roster ids a (normalised) guess names.
 
@@ -46,7 +52,8 @@ def named_ids(guess: str, roster_ids: Iterable[str]) -> set[str]:
     "gpt-5-mini" names gpt-5-mini alone, although "gpt-5" is inside it.
     """
     spans: list[tuple[int, int, str]] = []
-    for rid in {normalise(r) for r in roster_ids}:
+    ids = roster_ids if isinstance(roster_ids, tuple) else tuple(roster_ids)
+    for rid in _normalised(ids):
         start = guess.find(rid)
         while start != -1:
             spans.append((start, start + len(rid), rid))
