@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from typing import Any
 
 import pytest
 
 from stille_post.games.kit import deadlines
 from stille_post.games.kit.deadlines import deadline
+from tests.looptimers import count_timers
 
 
 def test_a_block_that_outlives_its_deadline_raises_timeout_error() -> None:
@@ -95,20 +95,11 @@ def test_no_timer_is_scheduled_per_block_when_every_deadline_has_one_length() ->
     would schedule (and cancel) 1,000."""
 
     async def main() -> int:
-        loop = asyncio.get_running_loop()
-        scheduled = 0
-        real = loop.call_at
-
-        def counting(*args: Any, **kwargs: Any) -> Any:
-            nonlocal scheduled
-            scheduled += 1
-            return real(*args, **kwargs)
-
-        loop.call_at = counting  # type: ignore[method-assign]
+        scheduled = count_timers(asyncio.get_running_loop())
         for _ in range(1000):
             with deadline(60):
                 await asyncio.sleep(0)
-        return scheduled
+        return scheduled()
 
     assert asyncio.run(main()) == 1
 

@@ -9,12 +9,12 @@ import asyncio
 import gc
 import os
 import time
-from typing import Any
 
 import pytest
 
 from stille_post.providers import wire
 from stille_post.providers.wire import network_delay
+from tests.looptimers import count_timers
 
 needs_timerfd = pytest.mark.skipif(wire._TIMERFD is None, reason="no timerfd here")
 
@@ -77,18 +77,9 @@ def test_zero_delay_yields_once_and_returns() -> None:
 @needs_timerfd
 def test_it_schedules_no_loop_timer() -> None:
     async def main() -> int:
-        loop = asyncio.get_running_loop()
-        timers = 0
-        real = loop.call_at
-
-        def counting(*args: Any, **kwargs: Any) -> Any:
-            nonlocal timers
-            timers += 1
-            return real(*args, **kwargs)
-
-        loop.call_at = counting  # type: ignore[method-assign]
+        timers = count_timers(asyncio.get_running_loop())
         await asyncio.gather(*(network_delay(0.002) for _ in range(50)))
-        return timers
+        return timers()
 
     assert asyncio.run(main()) == 0
 
