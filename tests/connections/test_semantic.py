@@ -9,6 +9,7 @@ frequency ~0.10 per attempt.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from tests.connections.harness import prepared, wilson
 
@@ -33,3 +34,20 @@ def test_semantic_guessers_beat_frequency_guessers() -> None:
     _, freq_hi = wilson(*freq, 1.96)
     assert freq[1] >= 40 and sem[1] >= 20
     assert sem_lo > freq_hi, (sem, freq)
+
+
+def test_most_frequent_equals_sorting_by_frequency_then_word() -> None:
+    """The clue vocabulary's fast selection is the reference sort, ties included: on
+    wordfreq's list (ties abound at the rare end) and on a hand-made list of ties."""
+    from stille_post.games.connections.bots import most_frequent
+    from stille_post.games.connections.dictionary import build, wordfreq_english
+
+    def reference(d: Any, k: int) -> tuple[str, ...]:
+        return tuple(sorted(d.words, key=lambda w: (-d.zipf[w], w))[:k])
+
+    d = wordfreq_english()
+    assert most_frequent(d, 20_000) == reference(d, 20_000)
+    assert most_frequent(d, len(d.words)) == reference(d, len(d.words))
+    ties = build([("pear", 3.0), ("apple", 3.0), ("fig", 5.0), ("kiwi", 3.0), ("date", 1.0)],
+                 source="test", min_length=3)
+    assert most_frequent(ties, 4) == ("fig", "apple", "kiwi", "pear")

@@ -152,8 +152,19 @@ def _clue_vocab(d: Dictionary) -> tuple[tuple[str, ...], np.ndarray]:
     """The common words a semantic clue is made of, with their vectors."""
     from stille_post.games.connections import embeddings
 
-    words = tuple(sorted(d.words, key=lambda w: (-d.zipf[w], w))[:_CLUE_VOCAB_SIZE])
+    words = most_frequent(d, _CLUE_VOCAB_SIZE)
     return words, embeddings.load().embed(list(words))
+
+
+def most_frequent(d: Dictionary, k: int) -> tuple[str, ...]:
+    """The `k` most frequent words, ties in alphabetical order: the same as sorting by
+    (-frequency, word), in a quarter of the time (0.07 s instead of 0.25 s for wordfreq's
+    291,689 words, paid once per process that plays with semantic bots). `d.words` is
+    alphabetical, so a stable sort on the frequency alone keeps ties in that order."""
+    import numpy as np
+
+    zipf = np.fromiter((d.zipf[w] for w in d.words), float, len(d.words))
+    return tuple(d.words[int(i)] for i in np.argsort(-zipf, kind="stable")[:k])
 
 
 class SemanticBot(ConnectionsBot):
