@@ -3,6 +3,8 @@
 It stands in for a remote API in benchmarks (how close does the tournament runner get to
 the latency-bound ideal?) and in tests of the runner's scheduling and rate limits. No
 network, no randomness that could shift a game: the answers depend only on the request.
+The latency is waited as a network would be waited for, woken by a file descriptor, not
+by a loop timer that epoll rounds up to a millisecond (providers/wire.py).
 
 - A turn (tool_choice "auto") gets a short message; with `tool_every=k`, every k-th turn
   also calls `proclaim_superiority`, which never changes the game state.

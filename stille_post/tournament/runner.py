@@ -104,17 +104,21 @@ def _quiet_gc() -> Iterator[None]:
     ~11% of a CPU-bound run's CPU, traversing the long-lived heap (modules, the config)
     and every live game's state, and a full pass stopped the event loop for ~19 ms, two
     steps of a 10 ms model. So the heap as it is when the run starts is frozen (never
-    traversed again; forked workers then also keep it shared instead of copying the pages
-    the collector would write to), and the young generation is collected every 50,000
-    allocations instead of 700. Cycles a user's factory creates are still collected."""
+    traversed again, and forked workers do not copy its pages for the collector's sake),
+    and the young generation is collected every 50,000 allocations instead of 700.
+    Cycles a user's factory creates are still collected. A process that froze objects
+    itself keeps managing that: then only the threshold changes."""
     thresholds = gc.get_threshold()
-    gc.freeze()
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if freeze:
+            gc.unfreeze()
 
 
 async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency: int,

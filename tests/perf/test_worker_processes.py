@@ -78,3 +78,16 @@ def test_a_run_tunes_the_garbage_collector_and_restores_it(tmp_path: Path) -> No
     finally:
         runner._play_share = real  # type: ignore[assignment]
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def test_a_process_that_froze_objects_itself_keeps_them_frozen(tmp_path: Path) -> None:
+    import gc
+
+    small = TournamentConfig(game="stille-post", games=2, seed=4)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        asyncio.run(run_tournament(small, tmp_path / "t", concurrency=2, durable=False))
+        assert gc.get_freeze_count() >= frozen  # not unfrozen behind the caller's back
+    finally:
+        gc.unfreeze()
