@@ -39,7 +39,8 @@ def test_replies_arrive_in_due_order_whatever_order_they_were_sent() -> None:
             await network_delay(delay)
             done.append(i)
 
-        await asyncio.gather(one(1, 0.03), one(2, 0.01), one(3, 0.02), one(4, 0.001))
+        # 40 ms apart: a preemption between two sends cannot reorder them.
+        await asyncio.gather(one(1, 0.121), one(2, 0.041), one(3, 0.081), one(4, 0.001))
         return done
 
     assert asyncio.run(main()) == [4, 2, 3, 1]
