@@ -53,8 +53,13 @@ def report_games(g: GameFigures, rate: float) -> list[str]:
 
 
 def report_fuzz(kind: str, f: FuzzFigures) -> str:
+    # Actions, re-asks and forfeits are counted for the single completions, which run
+    # only when the fuzzed games served fewer than --fuzz completions.
+    singles = (f"{f.actions} actions, {f.reasks} re-asks, {f.forfeits} forfeits"
+               if f.actions + f.reasks + f.forfeits
+               else "no single completions (the games served --fuzz already)")
     return (f"fuzz {kind}: {f.completions} fuzzed completions ({f.games} games): "
-            f"{f.actions} actions, {f.reasks} re-asks, {f.forfeits} forfeits; "
+            f"{singles}; "
             f"internal errors {f.internal}, escaped exceptions {f.escaped + f.game_crashes}, "
             f"leaked keys {f.leaked}, unsafe text {f.unsafe}")
 
