@@ -30,7 +30,6 @@ import os
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any
 
 _CLOCK_MONOTONIC = 1  # time.monotonic() reads this clock on Linux
 _TFD_CLOEXEC = 0o2000000
@@ -59,6 +58,7 @@ def _load_timerfd() -> tuple[Callable[..., int], Callable[..., int]] | None:
     return create, settime
 
 
+# Linux's timerfd; and fork hooks, so that a forked child never arms its parent's timers.
 _TIMERFD = _load_timerfd() if hasattr(os, "register_at_fork") else None
 
 
@@ -75,8 +75,9 @@ class _LoopTimer:
         self._order = itertools.count()
         self._armed = float("inf")
         self._spec = _Itimerspec()
-        self.closer: weakref.finalize[Any, Any] | None = None
         loop.add_reader(self.fd, self._fire)
+        # The fd is closed when the loop is gone (or, in a forked child, at once).
+        self.closer = weakref.finalize(loop, os.close, self.fd)
 
     def send(self, loop: asyncio.AbstractEventLoop, delay_s: float) -> asyncio.Future[None]:
         reply: asyncio.Future[None] = loop.create_future()
@@ -116,15 +117,13 @@ def _timer(loop: asyncio.AbstractEventLoop) -> _LoopTimer:
     timer = _timers.get(loop)
     if timer is None:
         timer = _timers[loop] = _LoopTimer(loop)
-        timer.closer = weakref.finalize(loop, os.close, timer.fd)
     return timer
 
 
 def _after_fork() -> None:
     # A forked child plays on loops of its own; the parent's timers are not its to arm.
     for timer in list(_timers.values()):
-        if timer.closer is not None:
-            timer.closer()  # closes the child's copy of the fd, once: the finalizer is spent
+        timer.closer()  # closes the child's copy of the fd, once: the finalizer is spent
     _timers.clear()
 
 
