@@ -45,12 +45,16 @@ class TournamentProgress:
                                                  failed=0, tokens=0, dollars=0.0)
 
     def game_finished(self, *, failed: bool, tokens: int, dollars: float) -> None:
-        self.done += 1
-        self.failed += int(failed)
+        self.games_finished(1, failed=int(failed), tokens=tokens, dollars=dollars)
+
+    def games_finished(self, games: int, *, failed: int, tokens: int, dollars: float) -> None:
+        """`games` finished at once (a worker process reports in batches)."""
+        self.done += games
+        self.failed += failed
         self.tokens += tokens
         self.dollars += dollars
         if self._progress is not None:
-            self._progress.update(self._task, advance=1, failed=self.failed,
+            self._progress.update(self._task, advance=games, failed=self.failed,
                                   tokens=self.tokens, dollars=self.dollars)
 
     def __enter__(self) -> TournamentProgress:

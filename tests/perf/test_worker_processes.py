@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,47 @@ def test_a_process_that_froze_objects_itself_keeps_them_frozen(tmp_path: Path) -
         assert gc.get_freeze_count() >= frozen  # not unfrozen behind the caller's back
     finally:
         gc.unfreeze()
+
+
+def test_workers_report_finished_games_in_batches_and_all_of_them(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """The parent's progress bar hears of every game, in far fewer messages than games
+    (a message per game woke the parent for each; runner._Finished)."""
+    from stille_post.tournament import progress, runner
+
+    batches: list[tuple[int, int]] = []
+    real = progress.TournamentProgress.games_finished
+
+    def spy(self: Any, games: int, *, failed: int, tokens: int, dollars: float) -> None:
+        batches.append((games, failed))
+        real(self, games, failed=failed, tokens=tokens, dollars=dollars)
+
+    monkeypatch.setattr(progress.TournamentProgress, "games_finished", spy)
+    monkeypatch.setattr(runner, "REPORT_SECONDS", 3600.0)  # only the final send
+    stats = asyncio.run(run_tournament(CONFIG, tmp_path / "t", concurrency=4, durable=False,
+                                       workers=2))
+    assert sum(g for g, _ in batches) == stats.played == CONFIG.games
+    assert len(batches) == 2  # one per worker
+
+
+def test_a_batch_is_sent_when_it_is_old_enough_and_at_the_end() -> None:
+    from stille_post.tournament import runner
+
+    sent: list[tuple[Any, ...]] = []
+
+    class Queue:
+        def put(self, msg: tuple[Any, ...]) -> None:
+            sent.append(msg)
+
+    finished = runner._Finished(Queue())
+    finished(False, 10, 0.5)
+    finished(True, 5, 0.25)
+    assert sent == []  # younger than REPORT_SECONDS
+    finished.sent_at -= runner.REPORT_SECONDS  # ...now it is old enough
+    finished(False, 1, 0.0)
+    assert sent == [("finished", 3, 1, 16, 0.75)]
+    finished(False, 2, 0.0)
+    finished.send()  # the worker's end
+    finished.send()  # nothing left: no empty message
+    assert sent == [("finished", 3, 1, 16, 0.75), ("finished", 1, 0, 2, 0.0)]
