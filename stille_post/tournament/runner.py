@@ -304,8 +304,8 @@ def _die_with_parent() -> None:
 
 # A worker tells the parent about finished games (for the progress bar) at most every
 # REPORT_SECONDS, in one message. A message per game woke the parent, which shares the
-# cores, for every game: 2% of the wall time of 256 Stille Post games at 10 ms x 64 with
-# 2 workers (NOTES.md, issue 15). Slow games are still reported as each one ends.
+# cores, for every game: 2% of the wall time of a 256-game run at 10 ms x 64 with 2
+# workers (NOTES.md, issue 15). Slow games are still reported as each one ends.
 REPORT_SECONDS = 0.1
 
 
