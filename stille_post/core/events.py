@@ -56,9 +56,12 @@ class Visibility:
 _PUBLIC = Visibility(None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Event:
-    """One thing that happened. `actor` is a seat id, or None for the Game Master."""
+    """One thing that happened. `actor` is a seat id, or None for the Game Master.
+
+    Weakly referenceable: kept per-view state (kit/incremental.py) lives exactly as long
+    as its game's events."""
 
     seq: int
     type: str

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -206,18 +207,57 @@ def test_a_view_that_is_not_an_extension_is_rebuilt() -> None:
 
 
 def test_kept_conversations_of_finished_games_are_swept(monkeypatch: Any) -> None:
+    """Even while something keeps every finished game's events alive (so the weak
+    reference below never fires), idle conversations are swept."""
     monkeypatch.setattr(incremental, "SWEEP_EVERY", 8)
     monkeypatch.setattr(incremental, "MIN_HORIZON", 16)
     renderer = IncrementalRenderer(SP.render_event)
     live = build([("message", 2, Visibility.public(), {"text": "x"})] * 3)
     sizes = []
+    finished = []
     for g in range(2000):  # 2,000 one-decision games, while one game stays live
         dead = build([("turn_start", 1, Visibility.public(), {"text": str(g)})])
+        finished.append(dead)
         renderer.messages(dead, 1)
         renderer.messages(live, 1)
         sizes.append(len(renderer))
     assert max(sizes[1000:]) <= max(sizes[:1000]) < 60  # flat, not growing with games
     assert renderer.rebuilds == 2001  # the live one was never dropped
+
+
+def test_a_game_whose_events_are_gone_leaves_no_conversation(monkeypatch: Any) -> None:
+    """The kept conversations live as long as the game's events, no longer: a process
+    that played games keeps none of them once they are over (no sweep involved)."""
+    monkeypatch.setattr(incremental, "SWEEP_EVERY", 10**9)
+    renderer = IncrementalRenderer(SP.render_event)
+    live = build([("message", 2, Visibility.public(), {"text": "x"})] * 3)
+    renderer.messages(live, 1)
+    for _ in range(3):
+        game = build([("turn_start", 1, Visibility.public(), {"text": "t"})] * 2)
+        renderer.messages(game, 1)
+        renderer.messages(game, 2)
+        assert len(renderer) == 3  # the live game's and this game's two seats
+        del game  # the game's events are freed (reference counting)
+        assert len(renderer) == 1  # only the live game's
+    assert dump(renderer.messages(live, 1)) == dump(legacy_sp(live, 1))
+    assert renderer.rebuilds == 1 + 3 * 2  # the live one was kept throughout
+
+
+def test_a_tournament_leaves_no_conversation_behind(tmp_path: Path) -> None:
+    from stille_post.players.llm import LLMPlayer
+    from stille_post.providers.simulated import SimulatedProvider
+    from stille_post.tournament import TournamentConfig, run_tournament
+
+    def factory(spec: str, prompts: Any) -> Any:
+        return LLMPlayer(SimulatedProvider(spec.partition(":")[2], latency_s=0), prompts,
+                         name=spec)
+
+    before = len(SP.RENDERER)
+    cfg = TournamentConfig(game="stille-post", games=6, seed=3,
+                           players=("openai:a", "openai:b", "openai:c", "openai:d"))
+    asyncio.run(run_tournament(cfg, tmp_path / "t", concurrency=3, llm_factory=factory,
+                               durable=False))
+    assert len(SP.RENDERER) == before
 
 
 def test_a_failing_event_forgets_the_half_rendered_conversation() -> None:

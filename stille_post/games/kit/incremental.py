@@ -32,13 +32,17 @@ Which kept conversation belongs to a view:
 - events with `seq == 0` are not final: a repair notice previewed to the seat being
   re-asked, or a channel's buffered events (kit/channels.py), which reach the log later
   as new objects. They are rendered on a throwaway fork and never kept;
-- kept conversations of games that ended are swept: those unused for many times the
-  usual gap between two asks of a seat are dropped, so memory stays flat over any
-  number of games.
+- a kept conversation holds its view's first event weakly, and is dropped when that
+  event is freed: it lives as long as its game's events, so a process keeps none of a
+  game that is over (kept ones had also been inherited by forked tournament workers);
+- conversations unused for many times the usual gap between two asks of a seat are
+  swept too, so memory stays flat over any number of games even when something keeps
+  every game's events alive.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -61,7 +65,9 @@ HORIZON_FACTOR = 8
 @dataclass(slots=True)
 class _Kept:
     conv: Conversation
-    first: Event  # held so that its id cannot be reused while the entry lives
+    # The view's first event, weakly: when the game's events are gone, a callback drops
+    # the entry, before the event's id can be reused by another object.
+    first: weakref.ref[Event]
     last: Event | None  # the last event rendered into `conv`
     n: int  # how many events of the view `conv` holds
     last_use: int = 0  # the renderer's render count when it was last used
@@ -114,8 +120,10 @@ class IncrementalRenderer:
         key = (id(first), seat)
         kept = self._kept.get(key)
         total = len(events)
-        if kept is None or not continues(events, kept.first, kept.n, kept.last):
-            kept = _Kept(Conversation(), first, None, 0, self._now)
+        if kept is None or kept.first() is not first or \
+                not continues(events, first, kept.n, kept.last):
+            kept = _Kept(Conversation(), weakref.ref(first, self._dropper(key)), None, 0,
+                         self._now)
             self._kept[key] = kept
             self.rebuilds += 1
         else:
@@ -147,6 +155,13 @@ class IncrementalRenderer:
         if self._now % SWEEP_EVERY == 0:
             self._sweep()
         return conv.snapshot(closing)
+
+    def _dropper(self, key: tuple[int, int]) -> Callable[[weakref.ref[Event]], None]:
+        # Only the entry's own reference can call this: a replaced entry's reference
+        # dies with the entry, and its callback with it.
+        def drop(ref: weakref.ref[Event]) -> None:
+            self._kept.pop(key, None)
+        return drop
 
     def _sweep(self) -> None:
         oldest = self._now - max(MIN_HORIZON, HORIZON_FACTOR * self._gap)
