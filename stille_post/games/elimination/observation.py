@@ -145,8 +145,7 @@ class RecordReader:
             committed -= 1
         if not committed:
             return PublicRecord.read(self.seat, events)
-        if self._first is None or not continues(events, self._first, self._read,
-                                                self._last):
+        if not continues(events, self._first, self._read, self._last):
             self._record, self._read = PublicRecord(self.seat), 0
         rec = self._record
         rec.consume(events[self._read:committed])

@@ -106,7 +106,7 @@ class deadline:
         if task is None:
             raise RuntimeError("deadline() must be used inside a task")
         loop = task.get_loop()
-        self._dog = dog = _last if _last is not None and _last.loop() is loop else _watchdog(loop)
+        self._dog = dog = _watchdog(loop)
         self._watch = w = _Watch(task, loop.time() + self.seconds)
         dog.live[w] = None
         if w.when < dog.armed:

@@ -73,12 +73,13 @@ class _Kept:
     last_use: int = 0  # the renderer's render count when it was last used
 
 
-def continues(events: Sequence[Event], first: Event, read: int, last: Event | None) -> bool:
+def continues(events: Sequence[Event], first: Event | None, read: int,
+              last: Event | None) -> bool:
     """True when `events` is the view of which `read` events, the last of them `last`,
     were already read: the same first event, and `last` still at its place (a view is
     only ever appended to, so what lies between is the same too). The rule every kept
     per-view state uses before it is continued (this renderer, the Elimination bots'
-    records)."""
+    records). `first` None (nothing read yet, or its event is gone) never continues."""
     return (bool(events) and events[0] is first and read <= len(events)
             and (read == 0 or events[read - 1] is last))
 
@@ -120,8 +121,7 @@ class IncrementalRenderer:
         key = (id(first), seat)
         kept = self._kept.get(key)
         total = len(events)
-        if kept is None or kept.first() is not first or \
-                not continues(events, first, kept.n, kept.last):
+        if kept is None or not continues(events, kept.first(), kept.n, kept.last):
             kept = _Kept(Conversation(), weakref.ref(first, self._dropper(key)), None, 0,
                          self._now)
             self._kept[key] = kept
