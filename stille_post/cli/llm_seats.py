@@ -70,16 +70,19 @@ class SeatFactory:
     """The LLMFactory `prepare()` calls for each LLM seat spec ("openai:gpt-5-mini",
     "model:ALIAS", ...).
 
-    It remembers the providers it made so that a caller that owns the event loop can
-    close their connections on it (`await factory.aclose()`)."""
+    It remembers the providers it made (`keep_providers`, for one game: `play` reads their
+    answer counts afterwards, and a caller that owns the event loop can close their
+    connections on it with `await factory.aclose()`). A tournament's factory keeps none:
+    it makes a provider per LLM seat of every game, and each goes with its game."""
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
                  extra_options: Mapping[str, Any] | None = None,
-                 models: ModelRegistry | None = None) -> None:
+                 models: ModelRegistry | None = None, keep_providers: bool = True) -> None:
         self.replay = replay
         self.base_urls = dict(base_urls or {})
         self.extra_options = dict(extra_options or {})
         self.models = models if models is not None else active_models()
+        self.keep_providers = keep_providers
         self.providers: list[Any] = []
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
@@ -99,7 +102,8 @@ class SeatFactory:
             options["base_url"] = base_url
         options.update(self.extra_options)
         provider = create_provider(spec.provider, api_model, **options)
-        self.providers.append(provider)
+        if self.keep_providers:
+            self.providers.append(provider)
         return LLMPlayer(provider, prompts, name=spec.raw,
                          generation=seat_generation(spec.provider, alias))
 
@@ -123,9 +127,10 @@ def make_llm_factory(
     base_urls: Mapping[str, str] | None = None,
     extra_options: Mapping[str, Any] | None = None,
     models: ModelRegistry | None = None,
+    keep_providers: bool = True,
 ) -> SeatFactory:
     return SeatFactory(replay=replay, base_urls=base_urls, extra_options=extra_options,
-                       models=models)
+                       models=models, keep_providers=keep_providers)
 
 
 def seat_generation(kind: str, alias: ModelAlias | None) -> GenerationConfig:
@@ -160,8 +165,10 @@ def llm_session(
     rewrite_hosts: Mapping[str, str] | None = None,
     extra_options: Mapping[str, Any] | None = None,
     models: Path | ModelRegistry | None = None,
+    keep_providers: bool = True,
 ) -> Iterator[LLMFactory | None]:
-    """Yields the LLM factory for one game (or None when LLM seats are not allowed).
+    """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
+    tournament's, for many games, with `keep_providers=False` (see `SeatFactory`).
 
     `models`: a models file (`--models`), a registry, or None for the shipped aliases
     plus `./models.toml` if present. It is loaded (and validated) first, and is the
@@ -196,4 +203,5 @@ def llm_session(
             elif replay is not None:
                 stack.enter_context(cassette(replay, mode="replay"))
             yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
-                                   extra_options=extra_options, models=registry)
+                                   extra_options=extra_options, models=registry,
+                                   keep_providers=keep_providers)

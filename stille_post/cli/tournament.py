@@ -140,8 +140,9 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     session_options: dict[str, Any] = {}
     if models_file is not None:
         session_options["models"] = Path(models_file)
+    # keep_providers=False: a provider per LLM seat of every game, each freed with its game
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
-                     **session_options) as llm_factory:
+                     keep_providers=False, **session_options) as llm_factory:
         validate(config, llm_factory)
         check_folder(folder, config, resume=resume)
         if not as_json:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import import_module
 from typing import Any
 
 from stille_post.core.errors import MissingKeyError
@@ -21,6 +24,29 @@ from stille_post.providers.secrets import register_secret
 # vcrpy stores gzip bodies decoded but cannot decode zstd or brotli: ask for gzip only.
 ACCEPT_ENCODING = {"Accept-Encoding": "gzip"}
 DEFAULT_TIMEOUT_S = 120.0
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """The verified TLS context every SDK client of this process shares.
+
+    Each SDK client otherwise builds its own, loading the CA store again: 16 ms of CPU
+    and ~0.8 MiB each (three of them per google-genai client), and every LLM seat of
+    every game gets a client. This is the context httpx2 would build (`verify=True`,
+    honouring SSL_CERT_FILE / SSL_CERT_DIR as they are when it is first asked for); an
+    `SSLContext` is made to be shared by many connections."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def sdk_http_client(sdk: str, *, timeout: float) -> Any:
+    """The async HTTP client an SDK (`openai`, `anthropic`) builds for itself, but on the
+    shared TLS context. Its own class when it has one (`AsyncHttpxClientWrapper`, which
+    closes its connections when the client is dropped), else its public default."""
+    base = import_module(f"{sdk}._base_client")
+    cls = getattr(base, "AsyncHttpxClientWrapper", None) or base.DefaultAsyncHttpxClient
+    return cls(timeout=timeout, verify=tls_context())
 
 
 def resolve_key(explicit: str | None, env_names: Sequence[str], kind: str) -> str:

@@ -44,6 +44,7 @@ from stille_post.providers._common import (
     parse_arguments,
     read_completion,
     resolve_key,
+    sdk_http_client,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
 from stille_post.providers.retry import RetryPolicy, limiter_for
@@ -178,7 +179,9 @@ class AnthropicProvider:
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self.client = AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
                                      timeout=timeout or DEFAULT_TIMEOUT_S,
-                                     default_headers=ACCEPT_ENCODING)
+                                     default_headers=ACCEPT_ENCODING,
+                                     http_client=sdk_http_client(
+                                         "anthropic", timeout=timeout or DEFAULT_TIMEOUT_S))
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {

@@ -32,6 +32,7 @@ from stille_post.providers._common import (
     parse_arguments,
     read_completion,
     resolve_key,
+    tls_context,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
 from stille_post.providers.retry import RetryPolicy, limiter_for
@@ -175,7 +176,8 @@ class GoogleProvider:
         key = resolve_key(api_key, ["GEMINI_API_KEY", "GOOGLE_API_KEY"], self.kind)
         self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
-        self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(),
+        tls = tls_context()
+        self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(verify=tls),
                                         timeout=timeout or DEFAULT_TIMEOUT_S)
         http_options = types.HttpOptions(
             api_version="v1beta",
@@ -186,6 +188,11 @@ class GoogleProvider:
             # SDK leaves a client it was given alone instead of closing it from __del__ on
             # an event loop that asyncio.run has already closed.
             httpx_async_client=self._http,
+            # The SDK also builds a sync client (never used here) and a websocket TLS
+            # context unless it is given them: both on the shared context, or each
+            # provider would load the CA store three times (see _common.tls_context).
+            httpx_client=httpx2.Client(transport=httpx2.HTTPTransport(verify=tls)),
+            async_client_args={"ssl": tls},
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         # Held for the provider's lifetime on purpose (see the module docstring).

@@ -27,6 +27,7 @@ from stille_post.providers._common import (
     parse_arguments,
     read_completion,
     resolve_key,
+    sdk_http_client,
 )
 from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
 from stille_post.providers.retry import RetryPolicy, limiter_for
@@ -130,7 +131,9 @@ class OpenAIProvider:
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self.client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0,
                                   timeout=timeout or DEFAULT_TIMEOUT_S,
-                                  default_headers=ACCEPT_ENCODING)
+                                  default_headers=ACCEPT_ENCODING,
+                                  http_client=sdk_http_client(
+                                      "openai", timeout=timeout or DEFAULT_TIMEOUT_S))
 
     def _key(self, api_key: str | None) -> str:
         return resolve_key(api_key, ["OPENAI_API_KEY"], self.kind)

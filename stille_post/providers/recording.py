@@ -118,6 +118,7 @@ def check_cassette(path: Path) -> None:
     vcrpy fails on it with a parser traceback: not UTF-8, not YAML, or no interactions."""
     import yaml
 
+    from stille_post.core import yamltext
     from stille_post.core.errors import UsageError
 
     try:
@@ -127,7 +128,7 @@ def check_cassette(path: Path) -> None:
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the cassette ({exc.strerror or exc})") from None
     try:
-        data = yaml.safe_load(text) if text.strip() else None
+        data = yamltext.safe_load(text) if text.strip() else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,0 +1,79 @@
+"""What an LLM seat costs to make: every SDK client shares one verified TLS context, and a
+tournament's seat factory lets each game's providers go with the game.
+
+Before: each provider loaded the CA store into a context of its own (three for
+google-genai), 16-49 ms of CPU and 0.8-2.5 MiB per seat per game, and a tournament's
+factory kept every provider it ever made (NOTES.md, issue 15, section 16)."""
+
+from __future__ import annotations
+
+import gc
+import ssl
+import weakref
+from typing import Any
+
+import pytest
+
+from stille_post.cli.llm_seats import SeatFactory
+from stille_post.games import get_game
+from stille_post.providers import create_provider
+from stille_post.providers._common import tls_context
+
+KINDS = [("openai", "gpt-5-mini", {}), ("anthropic", "claude-haiku-4-5", {}),
+         ("google", "gemini-2.5-flash", {}),
+         ("openai-compatible", "llama3", {"base_url": "http://127.0.0.1:9/v1"})]
+
+
+@pytest.fixture
+def ca_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts every load of a CA store into a TLS context, from a fresh shared one."""
+    loads: list[int] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    tls_context.cache_clear()
+    return loads
+
+
+def test_every_provider_of_every_kind_shares_one_ca_load(ca_loads: list[int]) -> None:
+    providers = [create_provider(kind, model, api_key="sk-test", **options)
+                 for kind, model, options in KINDS for _ in range(5)]
+    assert len(providers) == 20
+    assert len(ca_loads) <= 1, f"{len(ca_loads)} CA loads for 20 providers"
+
+
+def test_the_shared_context_verifies_certificates_and_hosts() -> None:
+    ctx = tls_context()
+    assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
+    assert tls_context() is ctx
+
+
+@pytest.mark.parametrize("kind,model", [("openai", "gpt-5-mini"),
+                                        ("anthropic", "claude-haiku-4-5")])
+def test_the_sdk_keeps_its_own_client_class(kind: str, model: str) -> None:
+    """The SDK's own class closes its connections when a provider is dropped."""
+    provider: Any = create_provider(kind, model, api_key="sk-test")
+    assert type(provider.client._client).__name__ == "AsyncHttpxClientWrapper"
+
+
+def _seat(factory: SeatFactory) -> Any:
+    return factory("openai:gpt-5-mini", get_game("chameleon").prompts)
+
+
+def test_a_tournament_factory_keeps_no_provider() -> None:
+    factory = SeatFactory(replay=True, keep_providers=False)
+    player = _seat(factory)
+    gone = weakref.ref(player.provider)
+    del player
+    gc.collect()
+    assert gone() is None and factory.providers == []
+
+
+def test_a_single_game_factory_keeps_its_providers_for_the_warnings() -> None:
+    factory = SeatFactory(replay=True)
+    player = _seat(factory)
+    assert factory.providers == [player.provider]
