@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
+from stille_post.core import yamltext
 from stille_post.core.errors import ScenarioError
 
 SPEC_DIR = Path(__file__).resolve().parent
@@ -41,7 +42,7 @@ _MISSING = object()
 def load_file(path: Path) -> list[Any]:
     """The raw scenarios of one file (each validated later, on its own)."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yamltext.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ScenarioError(f"not valid YAML: {exc}") from None
     if not isinstance(doc, dict):

@@ -167,13 +167,14 @@ def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
     is a YAML list of entries as `providers/scripted.py` documents them."""
     import yaml  # only script seats need it: keeps the CLI's start-up lean
 
+    from stille_post.core import yamltext
     from stille_post.players.llm import LLMPlayer
     from stille_post.providers.scripted import ScriptedProvider
 
     assert spec.script is not None
     path = Path(spec.script)
     try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+        entries = yamltext.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ScenarioError(f"script file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
