@@ -19,6 +19,8 @@ from stille_post.games.chameleon.metrics import compute_metrics
 
 from .conftest import play_many
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 
 @pytest.mark.parametrize(("n", "k", "games"), [(4, 16, 3000), (5, 16, 2000)])
 def test_trivial_concealing_matches_the_closed_form(n: int, k: int, games: int) -> None:

@@ -16,6 +16,8 @@ import pytest
 from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
 from tests.chaos.harness import play_chaos_games
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 LOOPBACK = pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])
 
 

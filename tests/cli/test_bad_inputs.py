@@ -25,6 +25,8 @@ import pytest
 
 from tests.clirun import keyless_env, run_many
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 BOTS = "detective,random,gambler,cautious"
 LLM_SEATS = "openai:gpt-5-mini,random,gambler,cautious"
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from tests.connections.harness import prepared, wilson
+
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
 WORDS = ["xenophobia", "kaleidoscope", "goldfish", "precaution"]
 

@@ -19,6 +19,8 @@ from tests.elimination.record_cassettes import cassette_path, setup_path, transc
 from tests.emulators import scenarios as S
 from tests.providers._helpers import comparable
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 RERECORD = ("the {kind} Elimination cassette no longer matches the game's requests (a prompt "
             "changed?): python -m tests.elimination.record_cassettes {kind}")
 

@@ -19,6 +19,8 @@ from stille_post.games.elimination import GAME
 from stille_post.games.kit.setup import prepare
 from stille_post.tournament import ratings
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 
 def _order(start: int, games: int, passes: int) -> list[str]:
     async def run() -> list[ratings.RatedGame]:

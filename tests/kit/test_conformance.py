@@ -31,6 +31,8 @@ from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import request_text
 from stille_post.session import play_game
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 SEEDS = (1, 2, 3)
 SPEC = Path(__file__).resolve().parents[2] / "spec"
 

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from stille_post.providers import ChatRequest, Message, Tool, ToolCall, create_provider
 from stille_post.providers.anthropic_api import THINKING_KEY, to_anthropic_messages
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 MARK = {"type": "ephemeral"}
 TOOL = Tool("cast_vote", "vote", {"type": "object", "properties": {}})
 THINKING = [{"type": "thinking", "thinking": "hm", "signature": "sig"},

@@ -27,6 +27,8 @@ from stille_post.providers.retry import RetryPolicy, no_sleep
 from tests.emulators.faults import FaultPolicy
 from tests.emulators.server import Emulator
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 LOOPBACK = pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])
 DECISION: Decision[Any] = Decision("test", "turn", 1, None)
 

@@ -14,6 +14,8 @@ from tests import clirun
 from tests.emulators import scenarios as S
 from tests.providers._helpers import cassette_or_skip, comparable
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     # Anything that tried the network would hang or fail: point proxies at nothing.

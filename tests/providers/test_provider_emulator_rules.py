@@ -16,6 +16,8 @@ from stille_post.providers import ChatRequest, Message, ToolCall, create_provide
 from tests.emulators import scenarios as S
 from tests.emulators.server import running
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 LOOPBACK = pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])
 
 

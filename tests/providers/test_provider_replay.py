@@ -25,6 +25,8 @@ from stille_post.session import play_game
 from tests.emulators import scenarios as S
 from tests.providers._helpers import cassette_or_skip, comparable
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 KINDS = S.KINDS
 
 

@@ -20,6 +20,8 @@ from stille_post.providers.retry import (
     set_concurrency,
 )
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 
 class Sleeps:
     def __init__(self) -> None:

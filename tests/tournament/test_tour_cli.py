@@ -7,9 +7,12 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from scipy.stats import binom
 
 from tests import clirun
+
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
 Cli = Callable[..., list[str]]
 

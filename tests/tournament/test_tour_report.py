@@ -14,6 +14,8 @@ import pytest
 from stille_post.tournament import RunStats, TournamentConfig
 from stille_post.tournament.report import build_report, write_csv, write_html
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 Play = Callable[..., RunStats]
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

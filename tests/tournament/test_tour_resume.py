@@ -19,6 +19,8 @@ from stille_post.tournament import RunStats, TournamentConfig
 from stille_post.tournament.report import leaderboard_of
 from stille_post.tournament.results import load_results
 
+pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
+
 Play = Callable[..., RunStats]
 Cli = Callable[..., list[str]]
 # The acceptance run uses 300 games: STILLE_POST_KILL_GAMES=300 pytest ...

@@ -23,6 +23,7 @@ from .helpers import Page, render
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.heavy,  # seconds in all: handed out first (conftest.py)
     pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$", r"localhost$", r"::1$"]),
 ]
 

@@ -15,6 +15,7 @@ from .helpers import Page, render, run_cli, until
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.heavy,  # seconds in all: handed out first (conftest.py)
     # Selenium drives chromedriver over loopback HTTP; every other host stays blocked.
     pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$", r"localhost$", r"::1$"]),
 ]
