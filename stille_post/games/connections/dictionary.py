@@ -58,8 +58,11 @@ class Dictionary:
         return id(self)
 
     def text(self) -> str:
-        """The list as a file, for the transcript header's hash."""
-        return "".join(f"{w}\t{self.zipf[w]:.2f}\n" for w in self.words)
+        """The list as a file, for the transcript header's hash. Each distinct frequency
+        is formatted once (wordfreq's list has 545 for 291,689 words)."""
+        zipf = self.zipf
+        shown = {z: f"\t{z:.2f}\n" for z in set(zipf.values())}
+        return "".join([w + shown[zipf[w]] for w in self.words])
 
     @property
     def sha256(self) -> str:
@@ -86,12 +89,22 @@ def _by_frequency(d: Dictionary, prefix: str) -> tuple[str, ...]:
 
 def build(entries: Iterable[tuple[str, float]], *, source: str, min_length: int) -> Dictionary:
     zipf: dict[str, float] = {}
-    for raw, freq in entries:
-        w = normalise(raw)
-        if is_word_shape(w, min_length):
-            # "Apple" and "apple" are one word: keep the larger frequency.
-            zipf[w] = max(freq, zipf.get(w, -math.inf))
+    _add_words(zipf, entries, min_length)
     return Dictionary(tuple(sorted(zipf)), zipf, source, min_length)
+
+
+def _add_words(zipf: dict[str, float], entries: Iterable[tuple[str, float]],
+               min_length: int) -> None:
+    """`normalise` and `is_word_shape`, inlined: this runs once per entry of wordfreq's
+    321,180 (0.2 s with the calls, 0.1 s without)."""
+    trim = _TRIM
+    for raw, freq in entries:
+        w = raw.strip().strip(trim).casefold()
+        if len(w) >= min_length and w.isalpha():
+            # "Apple" and "apple" are one word: keep the larger frequency.
+            old = zipf.get(w)
+            if old is None or freq > old:
+                zipf[w] = freq
 
 
 def parse_word_list(text: str) -> list[tuple[str, float]]:
@@ -125,11 +138,16 @@ def from_text(text: str, *, source: str, min_length: int) -> Dictionary:
 def wordfreq_english(min_length: int = 3, min_zipf: float = 0.0) -> Dictionary:
     """wordfreq's English list, loaded once per process (0.2 s): its msgpack data is in
     the installed wheel."""
-    from wordfreq import get_frequency_dict
+    from wordfreq import cB_to_freq, get_frequency_list
 
-    freqs = get_frequency_dict("en", wordlist="large")
-    entries = ((w, math.log10(f) + 9) for w, f in freqs.items() if f > 0)
-    d = build(entries, source=WORDFREQ_SOURCE, min_length=min_length)
+    # What get_frequency_dict would give ({word: cB_to_freq(-bucket)}: no word is in two
+    # buckets), on the Zipf scale, with the logarithm taken once per bucket, not per word.
+    zipf: dict[str, float] = {}
+    for index, bucket in enumerate(get_frequency_list("en", wordlist="large")):
+        if bucket:
+            z = math.log10(cB_to_freq(-index)) + 9
+            _add_words(zipf, ((w, z) for w in bucket), min_length)
+    d = Dictionary(tuple(sorted(zipf)), zipf, WORDFREQ_SOURCE, min_length)
     if min_zipf > 0:
         keep = {w: z for w, z in d.zipf.items() if z >= min_zipf}
         d = Dictionary(tuple(sorted(keep)), keep, d.source, min_length)
