@@ -20,7 +20,9 @@ thoughts are billed as output.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 from typing import Any
 
 from stille_post.providers._common import (
@@ -232,6 +234,16 @@ class GoogleProvider:
     async def aclose(self) -> None:
         """Close the HTTP connections on the loop that opened them (optional)."""
         await self._http.aclose()
+
+    def __del__(self) -> None:
+        # A tournament drops each game's providers with the game. The openai and
+        # anthropic SDKs' own clients then close their connections on the running loop;
+        # ours does the same (with no loop running there is nothing left to close on).
+        http = getattr(self, "_http", None)
+        if http is None or http.is_closed:
+            return
+        with contextlib.suppress(RuntimeError):  # raised before aclose() is called
+            asyncio.get_running_loop().create_task(http.aclose())
 
     async def complete(self, request: ChatRequest) -> Completion:
         contents = to_google_contents(request)

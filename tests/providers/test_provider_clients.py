@@ -7,6 +7,7 @@ factory kept every provider it ever made (NOTES.md, issue 15, section 16)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import ssl
 import weakref
@@ -77,3 +78,16 @@ def test_a_single_game_factory_keeps_its_providers_for_the_warnings() -> None:
     factory = SeatFactory(replay=True)
     player = _seat(factory)
     assert factory.providers == [player.provider]
+
+
+def test_a_dropped_google_provider_closes_its_connections_on_the_loop() -> None:
+    async def drop() -> Any:
+        provider: Any = create_provider("google", "gemini-2.5-flash", api_key="sk-test")
+        http = provider._http
+        del provider
+        gc.collect()
+        await asyncio.sleep(0)  # the close it scheduled
+        await asyncio.sleep(0)
+        return http
+
+    assert asyncio.run(drop()).is_closed
