@@ -11,7 +11,7 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
-from stille_post.core.errors import MissingKeyError
+from stille_post.core.errors import ConfigError, MissingKeyError
 from stille_post.providers.base import Completion, MalformedReply
 from stille_post.providers.retry import (
     DEFAULT_ATTEMPT_TIMEOUT_S,
@@ -37,7 +37,14 @@ def tls_context() -> ssl.SSLContext:
     `SSLContext` is made to be shared by many connections."""
     import httpx2
 
-    return httpx2.create_ssl_context()
+    try:
+        return httpx2.create_ssl_context()
+    except (OSError, ssl.SSLError) as exc:
+        # httpx2 reads SSL_CERT_FILE, else SSL_CERT_DIR, else the system's store
+        name = next((n for n in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(n)), None)
+        where = f" from {name}={os.environ[name]}" if name else ""
+        raise ConfigError(f"cannot load the CA certificates{where} "
+                          f"({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def sdk_http_client(sdk: str, *, timeout: float) -> Any:

@@ -91,3 +91,17 @@ def test_a_dropped_google_provider_closes_its_connections_on_the_loop() -> None:
         return http
 
     assert asyncio.run(drop()).is_closed
+
+
+def test_an_unreadable_ca_file_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stille_post.core.errors import ConfigError
+
+    monkeypatch.setenv("SSL_CERT_FILE", "/nonexistent/ca.pem")
+    tls_context.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match=r"CA certificates from "
+                                              r"SSL_CERT_FILE=/nonexistent/ca\.pem"):
+            create_provider("openai", "gpt-5-mini", api_key="sk-test")
+    finally:
+        monkeypatch.delenv("SSL_CERT_FILE")
+        tls_context.cache_clear()  # the next provider gets a good context again
