@@ -177,11 +177,10 @@ class AnthropicProvider:
         self.policy = make_policy(max_retries, retry_policy, timeout)
         self.prompt_caching = prompt_caching
         apply_concurrency(self.kind, self.base_url, max_concurrency)
+        wait = timeout or DEFAULT_TIMEOUT_S
         self.client = AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
-                                     timeout=timeout or DEFAULT_TIMEOUT_S,
-                                     default_headers=ACCEPT_ENCODING,
-                                     http_client=sdk_http_client(
-                                         "anthropic", timeout=timeout or DEFAULT_TIMEOUT_S))
+                                     timeout=wait, default_headers=ACCEPT_ENCODING,
+                                     http_client=sdk_http_client("anthropic", timeout=wait))
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
         params: dict[str, Any] = {

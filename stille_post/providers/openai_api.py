@@ -129,11 +129,10 @@ class OpenAIProvider:
         key = self._key(api_key)
         self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
+        wait = timeout or DEFAULT_TIMEOUT_S
         self.client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0,
-                                  timeout=timeout or DEFAULT_TIMEOUT_S,
-                                  default_headers=ACCEPT_ENCODING,
-                                  http_client=sdk_http_client(
-                                      "openai", timeout=timeout or DEFAULT_TIMEOUT_S))
+                                  timeout=wait, default_headers=ACCEPT_ENCODING,
+                                  http_client=sdk_http_client("openai", timeout=wait))
 
     def _key(self, api_key: str | None) -> str:
         return resolve_key(api_key, ["OPENAI_API_KEY"], self.kind)
