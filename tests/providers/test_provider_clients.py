@@ -11,6 +11,8 @@ import asyncio
 import gc
 import ssl
 import weakref
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,3 +107,25 @@ def test_an_unreadable_ca_file_is_one_clear_error(monkeypatch: pytest.MonkeyPatc
     finally:
         monkeypatch.delenv("SSL_CERT_FILE")
         tls_context.cache_clear()  # the next provider gets a good context again
+
+
+def test_the_tournament_command_asks_for_a_factory_that_keeps_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`play` keeps its one game's providers (for the warnings); `tournament` must not."""
+    from contextlib import contextmanager
+
+    import stille_post.cli.llm_seats as llm_seats
+    from stille_post.cli import main
+
+    asked: dict[str, Any] = {}
+
+    @contextmanager
+    def session(**options: Any) -> Iterator[None]:
+        asked.update(options)
+        yield None  # no LLM seats: the bots play
+
+    monkeypatch.setattr(llm_seats, "llm_session", session)
+    with pytest.raises(SystemExit) as done:
+        main(["tournament", "chameleon", "--games", "2", "--out", str(tmp_path / "t"),
+              "--json"])
+    assert done.value.code == 0 and asked["keep_providers"] is False
