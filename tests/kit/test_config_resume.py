@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import clirun
+
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +40,8 @@ def _indexed(out: Path) -> int:
 
 
 def _report(out: Path) -> dict[str, object]:
-    done = subprocess.run(_cli("report", str(out), "--passes", "5", "--json"),
-                          capture_output=True, text=True, timeout=300, check=True)
+    done = clirun.run_cli("report", str(out), "--passes", "5", "--json")
+    assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     return {"games": report["games"], "leaderboard": report["leaderboard"],
             "metrics": report["metrics"]}
@@ -60,15 +62,15 @@ def test_config_file_run_killed_then_resumed_from_the_folder_alone(tmp_path: Pat
     proc.wait()
     assert 0 < _indexed(killed) < GAMES, "the kill must land midway"
 
-    resumed = subprocess.run(_cli("tournament", "--resume", "--out", str(killed), "--json"),
-                             capture_output=True, text=True, timeout=300, env=env)
+    # The kill needs a process of its own; the rest run forked from one that imported the
+    # CLI once (tests/clirun.py).
+    resumed = clirun.run_cli("tournament", "--resume", "--out", str(killed), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"]["completed"] == GAMES
     recorded = json.loads((killed / "tournament.json").read_text(encoding="utf-8"))
     assert recorded["run"]["concurrency"] == 2 and recorded["tournament"]["games"] == GAMES
 
-    done = subprocess.run(_cli("tournament", "--config", str(EXAMPLE), "--games", str(GAMES),
-                               "--out", str(clean), "--json"),
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = clirun.run_cli("tournament", "--config", str(EXAMPLE), "--games", str(GAMES),
+                          "--out", str(clean), "--json", env=env)
     assert done.returncode == 0, done.stderr
     assert _report(killed) == _report(clean)
