@@ -5,7 +5,10 @@ stable prompt prefix.
    vcrpy (no network). The figure is the whole client-side cost of one call: our request
    conversion and normalisation, the SDK, and vcrpy's matching. Our own conversion is also
    timed alone.
-2. Tokens per game: the standard configuration (4 seats, N=3, 4 rounds) with four LLM
+2. Making an LLM seat's provider (one per seat per game): CPU and resident memory per
+   provider kept, against the SDK's own default client (which loads the CA store into a
+   TLS context of its own) made in the same run.
+3. Tokens per game: the standard configuration (4 seats, N=3, 4 rounds) with four LLM
    seats answered in-process by the emulators' deterministic policy. Every request is
    serialised in the order the APIs cache it (tools, system, messages) and counted at ~4
    characters per token. A request's "stable prefix" is what it shares with the same
@@ -76,6 +79,60 @@ def overhead() -> None:
         convert = _time_conversion(provider, request)
         print(f"  {kind:18s} {statistics.median(times) * 1e6:9.0f} µs/call (median; SDK + "
               f"vcrpy + ours), of which request conversion {convert:6.0f} µs")
+
+
+# Run in a fresh interpreter per figure: freed memory of an earlier figure would be
+# reused by a later one, and resident memory only shows growth.
+_SEAT_CHILD = """
+import gc, json, os, sys, time, warnings
+warnings.simplefilter("ignore")
+kind, which, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+if which == "ours":
+    from stille_post.providers import create_provider
+    model = {"openai": "gpt-5-mini", "anthropic": "claude-haiku-4-5",
+             "google": "gemini-2.5-flash"}[kind]
+    make = lambda: create_provider(kind, model, api_key="bench")
+elif kind == "openai":
+    from openai import AsyncOpenAI
+    make = lambda: AsyncOpenAI(api_key="bench", max_retries=0)
+elif kind == "anthropic":
+    from anthropic import AsyncAnthropic
+    make = lambda: AsyncAnthropic(api_key="bench", max_retries=0)
+else:
+    from google import genai
+    make = lambda: genai.Client(api_key="bench")
+make()
+gc.collect()
+rss, t0 = resident(), time.process_time()
+kept = [make() for _ in range(n)]
+cpu = (time.process_time() - t0) / n * 1e6
+print(json.dumps({"cpu_us": cpu, "kib": (resident() - rss) / n / 1024}))
+"""
+
+
+def seat_construction(n: int = 40) -> None:
+    """Each figure in a fresh process (Linux: resident memory from /proc)."""
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/statm").exists():
+        print("making an LLM seat's provider: needs /proc (Linux); skipped")
+        return
+    print(f"making an LLM seat's provider ({n} kept alive; ours vs the SDK's default "
+          "client, each in a fresh process):")
+    for kind in ("openai", "anthropic", "google"):
+        figures = {}
+        for which in ("ours", "sdk"):
+            done = subprocess.run([sys.executable, "-c", _SEAT_CHILD, kind, which, str(n)],
+                                  capture_output=True, text=True, cwd=ROOT, check=True)
+            figures[which] = json.loads(done.stdout)
+        ours, sdk = figures["ours"], figures["sdk"]
+        print(f"  {kind:10s} ours {ours['cpu_us']:7.0f} µs, {ours['kib']:6.0f} KiB; SDK "
+              f"default {sdk['cpu_us']:7.0f} µs, {sdk['kib']:6.0f} KiB; CPU ratio "
+              f"{ours['cpu_us'] / sdk['cpu_us']:.3f}")
 
 
 def _time_conversion(provider: Any, request: Any) -> float:
@@ -206,6 +263,7 @@ def main() -> None:
 
     warnings.simplefilter("ignore", DeprecationWarning)
     overhead()
+    seat_construction()
     tokens_per_game()
 
 
