@@ -70,9 +70,7 @@ class Dictionary:
 
     def with_prefix(self, prefix: str) -> tuple[str, ...]:
         """Every word that starts with `prefix`, in alphabetical order."""
-        lo = bisect.bisect_left(self.words, prefix)
-        hi = bisect.bisect_left(self.words, prefix + "\U0010ffff")
-        return self.words[lo:hi]
+        return _with_prefix(self, prefix)
 
     def by_frequency(self, prefix: str) -> tuple[str, ...]:
         """The words with `prefix`, most common first (ties alphabetical)."""
@@ -80,6 +78,15 @@ class Dictionary:
 
     def frequency(self, word: str) -> float:
         return self.zipf.get(word, 0.0)
+
+
+@lru_cache(maxsize=4096)
+def _with_prefix(d: Dictionary, prefix: str) -> tuple[str, ...]:
+    # Cached: bots ask for the same prefix on every guess of an attempt, and the slice is
+    # a copy (thousands of words for a short prefix).
+    lo = bisect.bisect_left(d.words, prefix)
+    hi = bisect.bisect_left(d.words, prefix + "\U0010ffff")
+    return d.words[lo:hi]
 
 
 @lru_cache(maxsize=4096)
