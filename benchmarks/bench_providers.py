@@ -8,7 +8,10 @@ stable prompt prefix.
 2. Making an LLM seat's provider (one per seat per game): CPU and resident memory per
    provider kept, against the SDK's own default client (which loads the CA store into a
    TLS context of its own) made in the same run.
-3. Tokens per game: the standard configuration (4 seats, N=3, 4 rounds) with four LLM
+3. CPU per call against the history's length (a local HTTP stand-in answers at once):
+   each adapter at 10, 100 and 400 messages, and OpenAI's `chat.completions.create`
+   beside ours (we post the same body without its per-message transform).
+4. Tokens per game: the standard configuration (4 seats, N=3, 4 rounds) with four LLM
    seats answered in-process by the emulators' deterministic policy. Every request is
    serialised in the order the APIs cache it (tools, system, messages) and counted at ~4
    characters per token. A request's "stable prefix" is what it shares with the same
@@ -133,6 +136,64 @@ def seat_construction(n: int = 40) -> None:
         print(f"  {kind:10s} ours {ours['cpu_us']:7.0f} µs, {ours['kib']:6.0f} KiB; SDK "
               f"default {sdk['cpu_us']:7.0f} µs, {sdk['kib']:6.0f} KiB; CPU ratio "
               f"{ours['cpu_us'] / sdk['cpu_us']:.3f}")
+
+
+_OPENAI_REPLY = {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                 "choices": [{"index": 0, "finish_reason": "stop",
+                              "message": {"role": "assistant", "content": "ok"}}],
+                 "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
+_ANTHROPIC_REPLY = {"id": "x", "type": "message", "role": "assistant", "model": "m",
+                    "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 10, "output_tokens": 1}}
+_GOOGLE_REPLY = {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]},
+                                 "finishReason": "STOP"}],
+                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 1,
+                                   "totalTokenCount": 11}}
+
+
+def cpu_per_call(lengths: tuple[int, ...] = (10, 100, 400), calls: int = 20) -> None:
+    import httpx2
+
+    from stille_post.providers import create_provider
+    from stille_post.providers.base import ChatRequest, Message
+
+    def answering(reply: dict[str, Any]) -> Any:
+        return httpx2.MockTransport(lambda request: httpx2.Response(200, json=reply))
+
+    def request(n: int) -> ChatRequest:
+        return ChatRequest("rules " * 200, [
+            Message("user" if i % 2 == 0 else "assistant", f"message {i} " * 20)
+            for i in range(n)])
+
+    providers: dict[str, Any] = {}
+    for kind, reply in (("openai", _OPENAI_REPLY), ("anthropic", _ANTHROPIC_REPLY),
+                        ("google", _GOOGLE_REPLY)):
+        provider: Any = create_provider(kind, "m", api_key="bench")
+        http = provider._http if kind == "google" else provider.client._client
+        http._transport = answering(reply)
+        providers[kind] = provider
+
+    async def cpu(call: Any) -> float:
+        await call()  # warm-up
+        t0 = time.process_time()
+        for _ in range(calls):
+            await call()
+        return (time.process_time() - t0) / calls * 1e3
+
+    async def run() -> None:
+        print("CPU per call by history length (ms; an in-process stand-in answers at once):")
+        openai = providers["openai"]
+        for n in lengths:
+            req = request(n)
+            row = {kind: await cpu(lambda p=p, r=req: p.complete(r))
+                   for kind, p in providers.items()}
+            body = openai.body(req)
+            sdk = await cpu(lambda b=body: openai.client.chat.completions.create(**b))
+            print(f"  {n:4d} messages: openai {row['openai']:6.2f} (SDK create() {sdk:6.2f}, "
+                  f"ratio {row['openai'] / sdk:.3f}), anthropic {row['anthropic']:6.2f}, "
+                  f"google {row['google']:6.2f}")
+
+    asyncio.run(run())
 
 
 def _time_conversion(provider: Any, request: Any) -> float:
@@ -264,6 +325,7 @@ def main() -> None:
     warnings.simplefilter("ignore", DeprecationWarning)
     overhead()
     seat_construction()
+    cpu_per_call()
     tokens_per_game()
 
 

@@ -165,10 +165,24 @@ class OpenAIProvider:
         """Close the HTTP connections on the loop that opened them (optional)."""
         await self.client.close()
 
-    async def complete(self, request: ChatRequest) -> Completion:
+    def body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body `chat.completions.create(**params)` sends: `extra_body` merged
+        over the rest, as the SDK merges it."""
         params = self._params(request)
+        extra = params.pop("extra_body", None)
+        return {**params, **extra} if extra else params
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        from openai.types.chat import ChatCompletion
+
+        body = self.body(request)
+        # Through the client's own `post`, the path `create` ends in, without the
+        # `maybe_transform` that `create` first runs over the whole body: it walks the
+        # TypedDict annotations of every message, ~0.12 ms each on every call (49 ms of CPU
+        # for 400 messages, 9 ms for a Connections request of 75), and returns a body
+        # like ours unchanged (tests/providers/test_provider_clients.py checks that).
         resp = await self.policy.run(
-            lambda: self.client.chat.completions.create(**params),
+            lambda: self.client.post("/chat/completions", body=body, cast_to=ChatCompletion),
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url),
         )

@@ -129,3 +129,53 @@ def test_the_tournament_command_asks_for_a_factory_that_keeps_nothing(
         main(["tournament", "chameleon", "--games", "2", "--out", str(tmp_path / "t"),
               "--json"])
     assert done.value.code == 0 and asked["keep_providers"] is False
+
+
+def _bodies() -> list[dict[str, Any]]:
+    """Every shape of body the OpenAI adapter sends: text, tools and each tool choice,
+    tool calls and their results, both token-limit names, temperature, reasoning effort,
+    extra body parameters, odd text."""
+    from stille_post.providers.base import ChatRequest, Message, ToolCall
+    from tests.emulators import scenarios as S
+
+    call = ToolCall("guess_model", {"seat": 3, "model": "gpt-5", "nested": {"a": [1, None]}},
+                    id="call_1")
+    history = [Message("user", "begin \u2028 <b>x</b> \x00"),
+               Message("assistant", "", tool_calls=[call]),
+               Message("tool", "recorded", tool_call_id="call_1"),
+               Message("assistant", "done"), Message("user", "next")]
+    requests = [S.text_request(), S.tool_request(max_output_tokens=160),
+                S.guess_request(), S.tool_request(tool_choice="guess_model"),
+                ChatRequest("rules", history, list(S.P.TOOLS), tool_choice="required",
+                            temperature=0.3, reasoning_effort="low",
+                            extra={"top_p": 0.9, "seed": 7, "metadata": {"k": "v"}})]
+    bodies = []
+    for kind, options in (("openai", {}), ("openai-compatible",
+                                           {"base_url": "http://127.0.0.1:9/v1"})):
+        provider: Any = create_provider(kind, "gpt-5-mini", api_key="sk-test", **options)
+        bodies += [provider.body(r) for r in requests]
+    return bodies
+
+
+def test_the_sdks_transform_leaves_our_openai_bodies_unchanged() -> None:
+    """The adapter posts its body without `create()`'s `maybe_transform` (which costs
+    ~0.12 ms per message per call). That is sound while the transform is the identity on
+    what we send; a new SDK that renames or reformats a field fails here."""
+    from openai._utils import maybe_transform
+    from openai.types.chat.completion_create_params import (
+        CompletionCreateParamsNonStreaming,
+    )
+
+    bodies = _bodies()
+    assert len(bodies) == 10 and any("max_tokens" in b for b in bodies)
+    for body in bodies:
+        assert maybe_transform(body, CompletionCreateParamsNonStreaming) == body
+
+
+def test_extra_body_parameters_are_merged_over_the_rest_as_the_sdk_merges_them() -> None:
+    from stille_post.providers.base import ChatRequest, Message
+
+    provider: Any = create_provider("openai", "gpt-5-mini", api_key="sk-test")
+    body = provider.body(ChatRequest("rules", [Message("user", "go")], temperature=0.1,
+                                     extra={"temperature": 0.9, "seed": 7}))
+    assert body["temperature"] == 0.9 and body["seed"] == 7 and "extra_body" not in body
