@@ -54,51 +54,55 @@ def _unb64(text: Any) -> bytes | None:
 
 
 def to_google_contents(request: ChatRequest) -> list[Any]:
-    from google.genai import types
+    """The history as google-genai content dicts (field names as in `types.Content`).
 
+    Dicts, not `types.Content` objects: the SDK validates either into its models and
+    sends the same body, but validates dicts faster. At 400 messages a call costs 46 ms
+    of CPU instead of 110 ms (benchmarks/bench_providers.py `cpu_per_call`)."""
     names: dict[str, ToolCall] = {}
-    contents: list[Any] = []
+    contents: list[dict[str, Any]] = []
 
-    def add(role: str, parts: list[Any]) -> None:
+    def add(role: str, parts: list[dict[str, Any]]) -> None:
         if not parts:
             return
         # Parallel function responses must share one turn; merging all same-role
         # neighbours also keeps user turns and tool results together.
-        if contents and contents[-1].role == role:
-            contents[-1].parts.extend(parts)
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
         else:
-            contents.append(types.Content(role=role, parts=parts))
+            contents.append({"role": role, "parts": parts})
 
     for m in request.messages:
         if m.role == "user":
-            add("user", [types.Part(text=m.content)] if m.content else [])
+            add("user", [{"text": m.content}] if m.content else [])
         elif m.role == "tool":
             call = names.get(m.tool_call_id or "")
-            fr = types.FunctionResponse(
-                name=call.name if call else "tool",
-                response={"result": m.content},
-                id=m.tool_call_id if call and call.provider_data.get(GOOGLE_ID_KEY) else None,
-            )
-            add("user", [types.Part(function_response=fr)])
+            response: dict[str, Any] = {"name": call.name if call else "tool",
+                                        "response": {"result": m.content}}
+            if call and call.provider_data.get(GOOGLE_ID_KEY):
+                response["id"] = m.tool_call_id
+            add("user", [{"function_response": response}])
         else:
             add("model", _model_parts(m, names))
     return contents
 
 
-def _model_parts(m: Message, names: dict[str, ToolCall]) -> list[Any]:
-    from google.genai import types
+def _part(signature: Any, **fields: Any) -> dict[str, Any]:
+    signed = _unb64(signature)
+    return {**fields, "thought_signature": signed} if signed else fields
 
-    parts: list[Any] = []
+
+def _model_parts(m: Message, names: dict[str, ToolCall]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
     if m.content:
-        parts.append(types.Part(text=m.content,
-                                thought_signature=_unb64(m.provider_data.get(TEXT_SIGNATURE_KEY))))
+        parts.append(_part(m.provider_data.get(TEXT_SIGNATURE_KEY), text=m.content))
     for c in m.tool_calls:
         if c.id:
             names[c.id] = c
-        fc = types.FunctionCall(name=c.name, args=c.arguments,
-                                id=c.id if c.provider_data.get(GOOGLE_ID_KEY) else None)
-        parts.append(types.Part(function_call=fc,
-                                thought_signature=_unb64(c.provider_data.get(SIGNATURE_KEY))))
+        call: dict[str, Any] = {"name": c.name, "args": c.arguments}
+        if c.provider_data.get(GOOGLE_ID_KEY):
+            call["id"] = c.id
+        parts.append(_part(c.provider_data.get(SIGNATURE_KEY), function_call=call))
     return parts
 
 

@@ -112,7 +112,10 @@ def test_anthropic_first_message_stays_user_when_history_starts_oddly() -> None:
 
 
 def test_google_parallel_responses_share_one_turn_and_carry_the_call_names() -> None:
-    contents = to_google_contents(HISTORY)
+    from google.genai import types
+
+    # Dicts on the wire side: read back through the SDK's own model, as it validates them.
+    contents = [types.Content.model_validate(c) for c in to_google_contents(HISTORY)]
     roles = [c.role for c in contents]
     assert roles == ["user", "model", "user", "model", "user"]
     responses = [p.function_response for p in contents[2].parts if p.function_response]

@@ -90,7 +90,9 @@ def test_thought_signature_kept_for_sending_back() -> None:
     from stille_post.providers.google_api import to_google_contents
 
     history = ChatRequest("s", [Message("user", "go"), Message("assistant", "", got.tool_calls)])
-    parts = to_google_contents(history)[-1].parts
+    from google.genai import types
+
+    parts = types.Content.model_validate(to_google_contents(history)[-1]).parts or []
     assert parts[0].thought_signature and parts[1].thought_signature is None
 
 
