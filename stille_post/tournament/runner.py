@@ -180,6 +180,11 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                             enabled=progress and report is None) as bar:
         pending: Iterator[GameSpec] = iter(todo)
 
+        def finished(failed: bool, tokens: int, dollars: float) -> None:
+            bar.game_finished(failed=failed, tokens=tokens, dollars=dollars)
+            if report is not None:
+                report(failed, tokens, dollars)
+
         async def worker() -> None:
             for spec in pending:  # shared iterator: each game goes to one worker
                 final = transcript_path(out, spec.id)
@@ -189,10 +194,7 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                     # Finished on disk but not indexed: index it, never play it again.
                     index.add(kept)
                     stats.skipped += 1
-                    bar.game_finished(failed=kept.status != "completed", tokens=0,
-                                      dollars=0.0)
-                    if report is not None:
-                        report(kept.status != "completed", 0, 0.0)
+                    finished(kept.status != "completed", 0, 0.0)
                     continue
                 try:
                     part = await _play_one(config, out, spec, factory, durable)
@@ -209,10 +211,7 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                 stats.tokens += tokens
                 stats.dollars += row.dollars
                 stats.game_ids.append(spec.id)
-                bar.game_finished(failed=row.status != "completed", tokens=tokens,
-                                  dollars=row.dollars)
-                if report is not None:
-                    report(row.status != "completed", tokens, row.dollars)
+                finished(row.status != "completed", tokens, row.dollars)
 
         async def commit_often() -> None:
             # The index commits fast-finishing games in batches; this bounds how long
