@@ -24,6 +24,11 @@ input tokens, the stable prompt prefix and the billable-equivalent input.
    - `stable_prefix_share_any`: ... with any earlier request in the order sent, other
      seats and earlier games included, which is how a provider's cache matches within
      its lifetime (minutes; the whole run takes seconds);
+   - `stable_prefix_bound`: the most that share could be under any prompt layout that
+     keeps a seat's own answers as assistant turns (RULES.md §1): what follows each
+     request's newest own answer is new whatever the layout (benchmarks/prefix.py
+     `own_answer_tail`). The deterministic policies repeat themselves across games,
+     which can lift a measured share above it; real models' answers do not;
    - `billable_input_per_game` {model: input-token equivalents}: what each priced model
      would bill under its provider's caching rules (benchmarks/prefix.py `CacheRule`:
      OpenAI and Gemini implicit, Anthropic at our adapter's breakpoints), cached tokens
@@ -66,6 +71,7 @@ from benchmarks.prefix import (
     common_prefix,
     serialise,
     serialise_request,
+    stable_prefix_bound,
     tokens,
 )
 from benchmarks.simchameleon import ChameleonSimProvider, Meter
@@ -310,6 +316,7 @@ def figures(records: list[Record], games: int,
     }
     if text is not serialise_request:
         return out
+    out["stable_prefix_bound"] = stable_prefix_bound([r for _, _, r in records])
     shared = [billed("all", r) for _, _, r in records]
     mixed = [billed(model, r) for model, _, r in records]
     out["billable_input_per_game"] = {}

@@ -21,6 +21,7 @@ Figures (ratios are ours ÷ ChatArena's, so < 1 means we are faster or cheaper):
   make the same 8 calls per game).
 
 `--tokens` prints only the token figures (deterministic; no timing, a few seconds).
+`--parts` prints where our CPU per call goes (PARTS), beside ChatArena's per call.
 
 Sizes: BENCH_PEER_GAMES (200), BENCH_PEER_LATENCY (0.1 s), BENCH_PEER_CPU_GAMES (300),
 BENCH_PEER_REPEATS (2: each wall figure is the best of that many runs, on both sides).
@@ -194,6 +195,68 @@ def chatarena_cpu(games: int) -> tuple[float, Meter]:
     return time.process_time() - t0, meter
 
 
+# --- where our CPU per call goes (`--parts`) -----------------------------------------------------
+
+# Each part is measured by running it twice where the game runs it once: the extra CPU is
+# its cost. Only parts that leave the game unchanged when run twice are listed (emitting
+# an event twice would change the game); what they leave is the engine itself. Rendering
+# keeps each seat's conversation, so its second run renders no new event: its figure
+# leaves out the rendering of each event once.
+PARTS = (
+    ("the game's setup (prepare: options, deal, seats)", "stille_post.games.kit.setup",
+     "prepare", False),
+    ("the simulated model (reads the request)", "benchmarks.simchameleon",
+     "ChameleonSimProvider.complete", True),
+    ("the prompt (system prompt, arranged view, kept conversation)",
+     "stille_post.games.chameleon.prompts", "ChameleonPrompts.render", False),
+    ("the observation (the seat's view read into its facts)",
+     "stille_post.games.chameleon.game", "observe", False),
+    ("the reply's cleaning (keys masked, controls replaced)", "stille_post.players.llm",
+     "safe_completion", False),
+)
+
+
+def _twice(fn: Any, is_async: bool) -> Any:
+    if is_async:
+        async def run_twice(*args: Any, **kwargs: Any) -> Any:
+            await fn(*args, **kwargs)
+            return await fn(*args, **kwargs)
+        return run_twice
+
+    def twice(*args: Any, **kwargs: Any) -> Any:
+        fn(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return twice
+
+
+def cpu_parts(games: int, repeats: int = 5) -> dict[str, Any]:
+    """Our in-memory CPU per call, and the part of it each of PARTS takes (µs per call,
+    best of `repeats`)."""
+    import importlib
+
+    def best() -> tuple[float, int]:
+        runs = [ours_cpu_in_memory(games) for _ in range(repeats)]
+        return min(cpu for cpu, _ in runs), runs[0][1].calls
+
+    ours_cpu_in_memory(3)
+    base, calls = best()
+    out: dict[str, Any] = {"ours_cpu_us_per_call": base / calls * 1e6, "parts": {}}
+    for label, module, attr, is_async in PARTS:
+        owner: Any = importlib.import_module(module)
+        *path, name = attr.split(".")
+        for step in path:
+            owner = getattr(owner, step)
+        fn = getattr(owner, name)
+        setattr(owner, name, _twice(fn, is_async))
+        try:
+            cpu, _ = best()  # the calls are those of the base run: the games are the same
+        finally:
+            setattr(owner, name, fn)
+        out["parts"][label] = (cpu - base) / calls * 1e6
+    out["engine_rest_us_per_call"] = out["ours_cpu_us_per_call"] - sum(out["parts"].values())
+    return out
+
+
 # --- the run ---------------------------------------------------------------------------------
 
 def token_figures(games: int) -> dict[str, Any]:
@@ -270,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_peer: chatarena is not installed here; run `nox -s bench -- peer` "
               "(it installs chatarena==0.1.18 in the bench session only)", file=sys.stderr)
         return 0 if "--json" not in argv else 2
+    if "--parts" in argv:
+        return print_parts(argv)
     r = measure(timing="--tokens" not in argv)
     if "--json" in argv:
         print(json.dumps(r))
@@ -297,6 +362,24 @@ def main(argv: list[str] | None = None) -> int:
           f"({r['ours_calls_per_game_chatarena_rules']:.2f} calls); ratio "
           f"{r['input_tokens_ratio_chatarena_rules']:.2f}")
     print(f"   (ChatArena's imports took {r['chatarena_import_s']:.1f} s, outside the figures)")
+    return 0
+
+
+def print_parts(argv: list[str]) -> int:
+    games = int(os.environ.get("BENCH_PEER_CPU_GAMES", 300))
+    r = cpu_parts(games)
+    chatarena_cpu(3)
+    cpu_ca, m_ca = min((chatarena_cpu(games) for _ in range(5)), key=lambda x: x[0])
+    r["chatarena_cpu_us_per_call"] = cpu_ca / m_ca.calls * 1e6
+    if "--json" in argv:
+        print(json.dumps(r))
+        return 0
+    print(f"   CPU per model call, in memory, {games} games (best of 5): ours "
+          f"{r['ours_cpu_us_per_call']:.1f} µs, ChatArena {r['chatarena_cpu_us_per_call']:.1f} µs")
+    for label, us in r["parts"].items():
+        print(f"      {us:5.1f} µs  {label}")
+    print(f"      {r['engine_rest_us_per_call']:5.1f} µs  the rest: asking, decisions, events, "
+          "validation, outcome, the event loop")
     return 0
 
 

@@ -77,6 +77,33 @@ class PrefixIndex:
         bisect.insort(self._texts, text)
 
 
+def own_answer_tail(request: Any) -> int:
+    """Characters of `request` (serialised as `serialise_blocks`) from its newest
+    assistant message to the end. That message is the seat's answer to its previous
+    request, so no request sent before it holds it at that place after the same
+    history: whatever the layout, this tail is new, and `1 - tail / length` bounds the
+    stable prefix of any layout that keeps a seat's own answers as assistant turns
+    (RULES.md §1). The one way past it is chance: an earlier request with the same
+    history whose answer began with the same characters (deterministic test policies
+    repeat their answers across games; real models rarely do)."""
+    text, ends = serialise_blocks(request.system, request.messages, request.tools)
+    newest = max((i for i, m in enumerate(request.messages) if m.role == "assistant"),
+                 default=None)
+    # Block i + 1 is message i, and it begins where block i ends.
+    return 0 if newest is None else len(text) - ends[newest]
+
+
+def stable_prefix_bound(requests: list[Any]) -> float:
+    """The highest stable-prefix share any prompt layout could reach on these requests
+    (see `own_answer_tail`): one minus the share of their characters that follow each
+    request's newest own answer."""
+    total = tail = 0
+    for r in requests:
+        total += len(serialise_request(r))
+        tail += own_answer_tail(r)
+    return 1 - tail / total if total else 1.0
+
+
 @dataclass(frozen=True)
 class CacheRule:
     """One model's prompt-caching rule, as the provider documents it (benchmarks read it;
