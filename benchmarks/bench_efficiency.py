@@ -31,7 +31,8 @@ input tokens, the stable prompt prefix and the billable-equivalent input.
      which can lift a measured share above it; real models' answers do not;
    - `billable_input_per_game` {model: input-token equivalents}: what each priced model
      would bill under its provider's caching rules (benchmarks/prefix.py `CacheRule`:
-     OpenAI and Gemini implicit, Anthropic at our adapter's breakpoints), cached tokens
+     OpenAI and Gemini implicit, Anthropic at our adapter's breakpoints, its cached
+     messages lost when `tool_choice` changes), cached tokens
      weighted by the cached/uncached price ratio of providers/data/prices.toml (and
      Anthropic's cache writes at 1.25x), with one cache for all seats (one model plays
      every seat); `_mixed`: each seat's model its own cache (a mixed line-up);

@@ -122,6 +122,9 @@ class CacheRule:
       blocks, here each message is one block). What-if: the placement before issue 15,
       the system prompt and the last block only (`"last"`), whose write is never read
       where the newest user turn ends with a question the history does not keep.
+      A change of `tool_choice` keeps the tools and system cache and loses the messages
+      cache (Anthropic's "what invalidates the cache"), so a written message prefix is
+      read only under the tool_choice it was written with.
     Cache reads cost `read` x the input price."""
 
     model: str
@@ -146,13 +149,14 @@ class Bill:
 
 
 # A request as `bill` reads it: (cache scope, serialised text, block ends, whether the
-# last message is a user turn).
-Billed = tuple[str, str, list[int], bool]
+# last message is a user turn, its tool_choice).
+Billed = tuple[str, str, list[int], bool, str | None]
 
 
 def billed(scope: str, request: Any) -> Billed:
     text, ends = serialise_blocks(request.system, request.messages, request.tools)
-    return scope, text, ends, bool(request.messages) and request.messages[-1].role == "user"
+    return (scope, text, ends, bool(request.messages) and request.messages[-1].role == "user",
+            request.tool_choice)
 
 
 def _implicit(rule: CacheRule, index: PrefixIndex, text: str) -> tuple[int, float]:
@@ -165,21 +169,29 @@ def _implicit(rule: CacheRule, index: PrefixIndex, text: str) -> tuple[int, floa
     return cached, total - cached + rule.read * cached
 
 
-def _explicit(rule: CacheRule, written: set[str], text: str, ends: list[int],
-              closing_user: bool) -> tuple[int, float]:
+def _explicit(rule: CacheRule, written: set[tuple[str | None, str]], text: str,
+              ends: list[int], closing_user: bool, tool_choice: str | None
+              ) -> tuple[int, float]:
     total = tokens(text)
     last = len(ends) - 1
     points = [0, last]
     if closing_user and last >= 2 and rule.breakpoint == "both":
         points = [0, last - 1, last]
+
+    def entry(i: int) -> tuple[str | None, str]:
+        # Anthropic: a change of tool_choice keeps the tools and system cache (block 0)
+        # and invalidates the messages cache, so a message prefix is cached per
+        # tool_choice ("What invalidates the cache", the prompt-caching docs).
+        return (None if i == 0 else tool_choice), text[:ends[i]]
+
     # Block boundaries a breakpoint's lookback reaches: the system breakpoint's own, and
     # those up to `lookback` blocks before the last breakpoint.
     candidates = sorted({0, *range(max(0, last - rule.lookback), last + 1)}, reverse=True)
-    read_at = next((ends[i] for i in candidates if text[:ends[i]] in written), 0)
+    read_at = next((ends[i] for i in candidates if entry(i) in written), 0)
     read = read_at // 4
     cacheable = [i for i in points if ends[i] // 4 >= rule.min_tokens]
     for i in cacheable:
-        written.add(text[:ends[i]])
+        written.add(entry(i))
     write = max(0, ends[cacheable[-1]] // 4 - read) if cacheable else 0
     return read, rule.read * read + rule.write * write + (total - read - write)
 
@@ -190,11 +202,11 @@ def bill(requests: list[Billed], rule: CacheRule) -> Bill:
     well inside every provider's TTL)."""
     out = Bill()
     indexes: dict[str, PrefixIndex] = {}
-    written: dict[str, set[str]] = {}
-    for scope, text, ends, closing_user in requests:
+    written: dict[str, set[tuple[str | None, str]]] = {}
+    for scope, text, ends, closing_user, tool_choice in requests:
         if rule.explicit:
             cached, billable = _explicit(rule, written.setdefault(scope, set()), text, ends,
-                                         closing_user)
+                                         closing_user, tool_choice)
         else:
             cached, billable = _implicit(rule, indexes.setdefault(scope, PrefixIndex()), text)
         out.input_tokens += tokens(text)

@@ -23,12 +23,13 @@ closing question the history does not keep. So three breakpoints:
 With the last block alone (before issue 15), every message write in those two games was
 never read back: Sonnet 4.5 billed 125% of the input. Billable-equivalent input per game,
 `python -m benchmarks efficiency --tokens`, last block only -> now: Elimination Game
-711,107 -> 136,270 (Sonnet 4.5), 595,795 -> 531,118 (Opus 4.6, Haiku 4.5: mostly under
+711,107 -> 195,789 (Sonnet 4.5), 595,795 -> 557,717 (Opus 4.6, Haiku 4.5: mostly under
 their 4,096-token minimum); Connections 565,800 -> 119,387 and 506,562 -> 337,760;
-Stille Post 6,946 -> 6,899 (Sonnet; Opus and Haiku 25,890 both ways, under the minimum);
-The Chameleon unchanged (3,159, under every minimum). Not counted there: a change of
-`tool_choice` also invalidates the cached messages, and Stille Post and the Elimination
-Game change it between a seat's requests (Sonnet 4.5 with it: 10,985 and 195,789).
+Stille Post 11,922 -> 10,985 (Sonnet; Opus and Haiku 25,890 both ways, under the
+minimum); The Chameleon unchanged (3,159, under every minimum). Those figures count what
+a change of `tool_choice` costs: it keeps the tools and system cache and loses the
+messages cache, and Stille Post and the Elimination Game change it between most of a
+seat's requests (without it they would be 6,899 and 136,270).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""The stable-prefix bound of the benchmarks (benchmarks/prefix.py): what follows a
-request's newest own answer is new whatever the layout, so no request sequence whose
-answers are new can share more than the bound with earlier requests."""
+"""The benchmarks' prefix measures (benchmarks/prefix.py):
+- the stable-prefix bound: what follows a request's newest own answer is new whatever
+  the layout, so no request sequence whose answers are new shares more than the bound
+  with earlier requests;
+- Anthropic's bill: a change of tool_choice keeps the tools and system cache and loses
+  the messages cache."""
 
 from __future__ import annotations
 
@@ -9,9 +12,13 @@ from typing import Literal
 import pytest
 
 from benchmarks.prefix import (
+    CacheRule,
     PrefixIndex,
+    bill,
+    billed,
     common_prefix,
     own_answer_tail,
+    serialise_blocks,
     serialise_request,
     stable_prefix_bound,
 )
@@ -20,8 +27,10 @@ from stille_post.providers.base import ChatRequest, Message
 Role = Literal["user", "assistant", "tool"]
 
 
-def _request(*messages: tuple[Role, str], system: str = "rules") -> ChatRequest:
-    return ChatRequest(system=system, messages=[Message(r, c) for r, c in messages], tools=[])
+def _request(*messages: tuple[Role, str], system: str = "rules",
+             tool_choice: str | None = None) -> ChatRequest:
+    return ChatRequest(system=system, messages=[Message(r, c) for r, c in messages], tools=[],
+                       tool_choice=tool_choice)
 
 
 def test_the_tail_starts_at_the_newest_assistant_message() -> None:
@@ -67,3 +76,34 @@ def test_a_conversation_of_new_answers_never_shares_more_than_the_bound() -> Non
     first = [serialise_request(r) for r in requests[:2]]
     new_first = len(first[0]) + len(first[1]) - common_prefix(*first)
     assert bound - shared / total == pytest.approx(new_first / total, abs=1e-12)
+
+
+# --- Anthropic and tool_choice ---------------------------------------------------------------
+
+SONNET = CacheRule("claude-sonnet-4-5", "anthropic", min_tokens=8, read=0.1, write=1.25,
+                   explicit=True)
+GPT = CacheRule("gpt-5", "openai", min_tokens=8, read=0.1)
+SYSTEM = "the rules of the game, long enough to be cached on their own " * 4
+HISTORY: list[tuple[Role, str]] = [("user", "Round 1. " + "what happened so far " * 8),
+           ("assistant", "my statement, which is kept " * 4)]
+
+
+def _second_read(rule: CacheRule, first: str | None, second: str | None) -> int:
+    """Tokens the second of two requests reads from the cache: the same system prompt
+    and history, each ending with a question, under the tool_choices given."""
+    a = _request(*HISTORY, ("user", "Question one?"), system=SYSTEM, tool_choice=first)
+    b = _request(*HISTORY, ("user", "Question two?"), system=SYSTEM, tool_choice=second)
+    return bill([billed("all", a), billed("all", b)], rule).cached_tokens
+
+
+def test_anthropic_reads_the_history_only_under_the_same_tool_choice() -> None:
+    r = _request(*HISTORY, system=SYSTEM)
+    ends = serialise_blocks(r.system, r.messages, r.tools)[1]
+    system_only, history = ends[0] // 4, ends[-1] // 4
+    assert _second_read(SONNET, "auto", "auto") == history
+    assert _second_read(SONNET, "none", "cast_vote") == system_only < history
+    assert _second_read(SONNET, None, "auto") == system_only
+
+
+def test_implicit_caches_ignore_tool_choice() -> None:
+    assert _second_read(GPT, "none", "cast_vote") == _second_read(GPT, "auto", "auto") > 0
