@@ -129,6 +129,14 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         [f"{k}={v}" for k, v in (file.get("rate_limits") or {}).items()] or \
         list(saved_run.get("rate_limits") or [])
     limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_texts))
+    workers: int | None = cli.get("workers")
+    # Checked here too (the runner does), so that a bad value is refused before the run
+    # is announced.
+    if workers is not None and workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if workers is not None and workers > 1 and limits.limits:
+        raise UsageError("rate limits need --workers 1 (each process would allow the whole "
+                         "rate)")
     models_file = cli.get("models") or file.get("models") or saved_run.get("models")
     if models_file is not None:
         # Absolute, so that `--resume --out FOLDER` works from any folder.
@@ -149,7 +157,6 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             shard = f", shard {config.shard}" if config.shard else ""
             err.print(f"[bold]{definition.title}[/] tournament: {config.games} games from "
                       f"seed [bold]{config.seed}[/]{shard} -> {folder}")
-        workers = cli.get("workers")
         if workers is None:
             # Bot-only runs are CPU-bound: use every core. With model seats the run waits
             # on the network, one process is enough, and rate limits need a single one.

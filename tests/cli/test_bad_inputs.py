@@ -138,6 +138,11 @@ def cases() -> list[Case]:
         "--out", "{tmp}/t11")
     add(2, "--out is a file", *t, "--games", "4", "--out", "{garbage}")
     add(2, "--concurrency 0", *t, "--games", "4", "--concurrency", "0", "--out", "{tmp}/t12")
+    add(2, "--workers 0", *t, "--games", "4", "--workers", "0", "--out", "{tmp}/t17",
+        after=lambda tmp: not (tmp / "t17").exists())
+    add(2, "--workers 2 with a rate limit", *t, "--games", "4", "--workers", "2",
+        "--rate-limit", "openai=60", "--out", "{tmp}/t18",
+        after=lambda tmp: not (tmp / "t18").exists())
     add(2, "an option of another game", "play", "stille-post", "--words", "5")
     add(2, "a game option before another game's name", "play", "--max-rounds", "3",
         "chameleon")
