@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import UsageError
 from stille_post.games.kit.generation import GenerationConfig, effective
-from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Player, PromptBook
 from stille_post.providers.models import (
     ModelAlias,
@@ -71,8 +70,8 @@ class SeatFactory:
     "model:ALIAS", ...).
 
     It remembers the providers it made (`keep_providers`, for one game: `play` reads their
-    answer counts afterwards, and a caller that owns the event loop can close their
-    connections on it with `await factory.aclose()`). A tournament's factory keeps none:
+    answer counts afterwards, and closes their connections on its event loop with
+    `await factory.aclose()`). A tournament's factory keeps none:
     it makes a provider per LLM seat of every game, and each goes with its game."""
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
@@ -115,10 +114,13 @@ class SeatFactory:
         return self.models.for_seat(provider, model)
 
     async def aclose(self) -> None:
+        """Close every kept provider's connections. Best effort: the game is over and
+        written, so a client that fails to close must not cost its summary."""
         for provider in self.providers:
             close = getattr(provider, "aclose", None)
             if close is not None:
-                await close()
+                with suppress(Exception):
+                    await close()
 
 
 def make_llm_factory(
@@ -166,7 +168,7 @@ def llm_session(
     extra_options: Mapping[str, Any] | None = None,
     models: Path | ModelRegistry | None = None,
     keep_providers: bool = True,
-) -> Iterator[LLMFactory | None]:
+) -> Iterator[SeatFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
     tournament's, for many games, with `keep_providers=False` (see `SeatFactory`).
 

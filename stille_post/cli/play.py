@@ -94,11 +94,21 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         watch = None
         if not (as_json or common.get("quiet")):
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
-        run = asyncio.run(play_game(
-            definition.name, seed=seed, out=path, players=split_specs(common.get("players")),
-            options=options, roles=roles, preset=common.get("preset"),
-            llm_factory=llm_factory, watch=watch,
-        ))
+
+
+        async def play_and_close() -> Any:
+            try:
+                return await play_game(
+                    definition.name, seed=seed, out=path,
+                    players=split_specs(common.get("players")), options=options, roles=roles,
+                    preset=common.get("preset"), llm_factory=llm_factory, watch=watch)
+            finally:
+                # The seats' HTTP connections close on the loop that opened them, before
+                # asyncio.run closes it.
+                if llm_factory is not None:
+                    await llm_factory.aclose()
+
+        run = asyncio.run(play_and_close())
     # A game in which an LLM seat never got a usable answer "completes" on forfeits alone:
     # say so, in the summary too.
     warnings = llm_seat_warnings(getattr(llm_factory, "providers", []))

@@ -179,3 +179,48 @@ def test_extra_body_parameters_are_merged_over_the_rest_as_the_sdk_merges_them()
     body = provider.body(ChatRequest("rules", [Message("user", "go")], temperature=0.1,
                                      extra={"temperature": 0.9, "seed": 7}))
     assert body["temperature"] == 0.9 and body["seed"] == 7 and "extra_body" not in body
+
+
+def test_play_closes_its_seats_connections_on_its_own_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`play` owns the event loop: its seats' HTTP clients are closed on it, after the
+    game and before the loop ends (a replayed game of four OpenAI seats)."""
+    import json
+
+    from stille_post.cli import main
+    from tests.providers._helpers import cassette_or_skip
+
+    cassette = cassette_or_skip("openai", "game_4seat")
+    game = json.loads(cassette.with_suffix(".json").read_text(encoding="utf-8"))
+    closed: list[bool] = []
+    original = SeatFactory.aclose
+
+    async def aclose(self: SeatFactory) -> None:
+        await original(self)
+        asyncio.get_running_loop()  # RuntimeError unless the game's loop still runs
+        closed.extend(p.client.is_closed() for p in self.providers)
+
+    monkeypatch.setattr(SeatFactory, "aclose", aclose)
+    options = [a for k, v in game["options"].items() for a in ("--set", f"{k}={v}")]
+    with pytest.raises(SystemExit) as done:
+        main(["play", "stille-post", "--seed", str(game["seed"]), "--players",
+              ",".join(game["players"]), *options, "--replay", str(cassette),
+              "--out", str(tmp_path / "game.jsonl"), "--json"])
+    assert done.value.code == 0
+    assert closed == [True] * 4
+
+
+def test_a_client_that_fails_to_close_does_not_stop_the_others() -> None:
+    class Provider:
+        def __init__(self, fails: bool) -> None:
+            self.fails, self.closed = fails, False
+
+        async def aclose(self) -> None:
+            if self.fails:
+                raise OSError("connection reset while closing")
+            self.closed = True
+
+    factory = SeatFactory()
+    factory.providers = [Provider(False), Provider(True), Provider(False)]
+    asyncio.run(factory.aclose())
+    assert [p.closed for p in factory.providers] == [True, False, True]
