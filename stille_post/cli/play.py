@@ -95,7 +95,6 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         if not (as_json or common.get("quiet")):
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
 
-
         async def play_and_close() -> Any:
             try:
                 return await play_game(

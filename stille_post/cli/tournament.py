@@ -34,7 +34,7 @@ from stille_post.tournament.config import (
 )
 from stille_post.tournament.limits import ProviderLimit, RateLimits
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
-from stille_post.tournament.runner import run_tournament, validate
+from stille_post.tournament.runner import check_run_settings, run_tournament, validate
 
 MAX_GAMES = 10_000_000
 
@@ -123,20 +123,13 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         raise UsageError(f"--out {folder} is a file; give a results folder")
     concurrency = next((v for v in (cli.get("concurrency"), file.get("concurrency"),
                                     saved_run.get("concurrency")) if v is not None), 8)
-    if concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
     rate_texts = list(cli.get("rate_limit") or []) or \
         [f"{k}={v}" for k, v in (file.get("rate_limits") or {}).items()] or \
         list(saved_run.get("rate_limits") or [])
     limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_texts))
     workers: int | None = cli.get("workers")
-    # Checked here too (the runner does), so that a bad value is refused before the run
-    # is announced.
-    if workers is not None and workers < 1:
-        raise UsageError("--workers must be at least 1")
-    if workers is not None and workers > 1 and limits.limits:
-        raise UsageError("rate limits need --workers 1 (each process would allow the whole "
-                         "rate)")
+    # Refused before the run is announced (the runner checks the same).
+    check_run_settings(concurrency, 1 if workers is None else workers, limits)
     models_file = cli.get("models") or file.get("models") or saved_run.get("models")
     if models_file is not None:
         # Absolute, so that `--resume --out FOLDER` works from any folder.

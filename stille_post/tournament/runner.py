@@ -51,6 +51,17 @@ class RunStats:
     game_ids: list[str] = field(default_factory=list)  # played by this run, in finish order
 
 
+def check_run_settings(concurrency: int, workers: int, limits: RateLimits | None) -> None:
+    """Refuse settings no run can use (the CLI calls this before it announces a run)."""
+    if concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    if workers < 1:
+        raise ConfigError("--workers must be at least 1")
+    if workers > 1 and limits is not None and limits.limits:
+        # Each process would keep its own buckets and allow the whole rate.
+        raise ConfigError("rate limits need --workers 1")
+
+
 async def run_tournament(
     config: TournamentConfig,
     out: Path,
@@ -76,13 +87,7 @@ async def run_tournament(
     games and of `concurrency`), all writing to `out`: the CPU-bound case (bots, fast
     local models) then uses every core. Needs the `fork` start method (Linux).
     """
-    if concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
-    if workers < 1:
-        raise ConfigError("--workers must be at least 1")
-    if workers > 1 and limits is not None and limits.limits:
-        # Each process would keep its own buckets and allow the whole rate.
-        raise ConfigError("rate limits need --workers 1")
+    check_run_settings(concurrency, workers, limits)
     validate(config, llm_factory)
     with _quiet_gc():
         return await _run(config, out, resume=resume, concurrency=concurrency, limits=limits,
