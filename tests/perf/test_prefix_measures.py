@@ -84,8 +84,10 @@ SONNET = CacheRule("claude-sonnet-4-5", "anthropic", min_tokens=8, read=0.1, wri
                    explicit=True)
 GPT = CacheRule("gpt-5", "openai", min_tokens=8, read=0.1)
 SYSTEM = "the rules of the game, long enough to be cached on their own " * 4
-HISTORY: list[tuple[Role, str]] = [("user", "Round 1. " + "what happened so far " * 8),
-           ("assistant", "my statement, which is kept " * 4)]
+HISTORY: list[tuple[Role, str]] = [
+    ("user", "Round 1. " + "what happened so far " * 8),
+    ("assistant", "my statement, which is kept " * 4),
+]
 
 
 def _second_read(rule: CacheRule, first: str | None, second: str | None) -> int:
