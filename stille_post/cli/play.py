@@ -28,7 +28,7 @@ from stille_post.core.warnings import llm_seat_warnings
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
-from stille_post.session import play_game
+from stille_post.session import GameRun, play_game
 
 COMMON = [
     option("seed", int | None, None, "--seed", help="game seed; a fresh one if omitted"),
@@ -95,7 +95,7 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         if not (as_json or common.get("quiet")):
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
 
-        async def play_and_close() -> Any:
+        async def play_and_close() -> GameRun:
             try:
                 return await play_game(
                     definition.name, seed=seed, out=path,
@@ -110,7 +110,7 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         run = asyncio.run(play_and_close())
     # A game in which an LLM seat never got a usable answer "completes" on forfeits alone:
     # say so, in the summary too.
-    warnings = llm_seat_warnings(getattr(llm_factory, "providers", []))
+    warnings = llm_seat_warnings(llm_factory.providers if llm_factory is not None else [])
     summary = run.summary()
     if warnings:
         summary["warnings"] = warnings
