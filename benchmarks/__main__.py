@@ -15,7 +15,8 @@ def main(argv: list[str]) -> int:
     here = Path(__file__).parent
     names = sorted(p.stem for p in here.glob("bench_*.py"))
     options = [a for a in argv if a.startswith("-")]
-    wanted = [n if n.startswith("bench_") else f"bench_{n}"
+    # `chameleon-theory` names bench_chameleon_theory.py (a module name has no hyphen).
+    wanted = [(n if n.startswith("bench_") else f"bench_{n}").replace("-", "_")
               for n in argv if not n.startswith("-")] or names
     unknown = sorted(set(wanted) - set(names))
     if unknown:

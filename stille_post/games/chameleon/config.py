@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 TieRule = Literal["random", "dealer", "chameleon_wins"]
+TheoryKind = Literal["concealing", "revealing", "amb"]
 
 
 class ChameleonConfig(BaseModel):
@@ -21,3 +22,8 @@ class ChameleonConfig(BaseModel):
     decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")
     cards: Path | None = Field(None, description="a card file of your own (TOML)")
     category: str | None = Field(None, description="play only this card's category")
+    # A theory variant (theory/): abstract responses played by the strategy bots only.
+    theory: TheoryKind | None = Field(
+        None, description="a theory game of the paper's §4: concealing, revealing or amb")
+    alpha: float | None = Field(
+        None, description="the pairwise KL (concealing) or L1 (revealing) of a theory game")
