@@ -39,17 +39,22 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.games.chameleon.theory import model
-from stille_post.games.chameleon.theory.figure import Points
+from stille_post.games.chameleon.theory.figure import Points, bound_of
 from stille_post.games.kit.stats import wilson
 from stille_post.tournament import TournamentConfig, run_tournament
 from stille_post.tournament.results import load_results
 
-CONCEALING = (("concealing", 4, 0.0), ("concealing", 4, 0.5))
-REVEALING = (("revealing", 4, 1.0), ("revealing", 4, 2.0))
+CONCEALING = (("concealing", 4, 0.0), ("concealing", 4, 0.5), ("concealing", 4, 2.0))
+REVEALING = (("revealing", 4, 0.5), ("revealing", 4, 1.0), ("revealing", 4, 2.0))
 AMB_LS = (1, 2, 3)
 AMB_CHAMELEONS = ("theory", "theory-first", "theory-last")
+NULL_CHAMELEON_L = 2  # the proof's inconsistent chameleon, played at this l
 RATIO_L = 3
 SEED = 20260003
+# A small upper bound needs enough games for zero-ish wins to sit under it: about this
+# many wins' worth at the bound's rate, at most MAX_GAMES_FACTOR times the base count.
+WINS_AT_BOUND = 20
+MAX_GAMES_FACTOR = 10
 
 
 @dataclass(frozen=True)
@@ -76,14 +81,34 @@ class Point:
                                 roles={"others": "theory", "chameleon": self.chameleon})
 
 
+def games_for(kind: str, n: int, k: int, alpha: float | None, games: int) -> int:
+    """The base count, or more where an upper bound is small but resolvable with at most
+    MAX_GAMES_FACTOR times as many (a bound of 0, or one too small even then, keeps the
+    base count: its row can only say "not refuted")."""
+    bound, bound_kind, _ = bound_of(model.theory_of(kind, n, k, alpha))
+    if bound_kind != "upper" or bound <= 0:
+        return games
+    wanted = math.ceil(WINS_AT_BOUND / bound)
+    if wanted <= games or wanted > games * MAX_GAMES_FACTOR:
+        return games
+    return wanted
+
+
 def plan(ns: list[int], games: int) -> list[Point]:
     points = []
     for n in ns:
         for kind, k, alpha in (*CONCEALING, *REVEALING):
-            points.append(Point(kind, n, k, alpha, "theory", games))
+            points.append(Point(kind, n, k, alpha, "theory",
+                                games_for(kind, n, k, alpha, games)))
+        # The trivial strategy (0-KL) at π^amb's K, the ratio's denominator, measured.
+        points.append(Point("concealing", n, RATIO_L * (n + 1), 0.0, "theory",
+                            games * 3))
         for l in AMB_LS:  # noqa: E741
             # l = 1 leaves one word: every consistent chameleon wins, whichever it is.
-            for cham in AMB_CHAMELEONS if l > 1 else AMB_CHAMELEONS[:1]:
+            chameleons = AMB_CHAMELEONS if l > 1 else AMB_CHAMELEONS[:1]
+            if l == NULL_CHAMELEON_L:
+                chameleons = (*chameleons, "theory-null")
+            for cham in chameleons:
                 points.append(Point("amb", n, l * (n + 1), None, cham,
                                     games * (3 if l == RATIO_L else 1)))
     return points
@@ -106,22 +131,32 @@ def play_point(point: Point, out: Path, seed: int, workers: int) -> list[dict[st
 
 
 def ratios(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """π^amb (l = RATIO_L, pooled chameleons) ÷ the trivial closed form, per N."""
-    pooled: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    """Measured π^amb (l = RATIO_L, the consistent chameleons pooled: the proof shows
+    they are alike) ÷ the measured trivial strategy (0-KL concealing at the same K =
+    l(N+1)), per N, beside the ratio of the two closed forms. The interval is the
+    quotient of the two Wilson intervals' ends (conservative)."""
+    amb: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    triv: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
-        if r["strategy"] == "pi_amb" and r["l"] == RATIO_L:
-            pooled[r["N"]][0] += r["wins"]
-            pooled[r["N"]][1] += r["games"]
+        if (r["strategy"] == "pi_amb" and r["l"] == RATIO_L
+                and r["chameleon"] in AMB_CHAMELEONS):
+            amb[r["N"]][0] += r["wins"]
+            amb[r["N"]][1] += r["games"]
+        if (r["strategy"] == "concealing" and r["alpha"] == 0
+                and r["K"] == RATIO_L * (r["N"] + 1)):
+            triv[r["N"]][0] += r["wins"]
+            triv[r["N"]][1] += r["games"]
     out = []
-    for n in sorted(pooled):
-        wins, games = pooled[n]
+    for n in sorted(set(amb) & set(triv)):
+        (aw, ag), (tw, tg) = amb[n], triv[n]
+        a_lo, a_hi = wilson(aw, ag) or [0.0, 1.0]
+        t_lo, t_hi = wilson(tw, tg) or [0.0, 1.0]
         k = RATIO_L * (n + 1)
-        triv = model.trivial(n, k)
-        lo, hi = wilson(wins, games) or [0.0, 0.0]
-        out.append({"N": n, "K": k, "l": RATIO_L, "games": games, "pi_amb": wins / games,
-                    "trivial": triv, "ratio": wins / games / triv,
-                    "ratio_ci": [lo / triv, hi / triv],
-                    "expected_ratio": model.amb_exact(n, RATIO_L) / triv})
+        out.append({"N": n, "K": k, "l": RATIO_L, "games": ag, "trivial_games": tg,
+                    "pi_amb": aw / ag, "trivial": tw / tg,
+                    "ratio": (aw / ag) / (tw / tg) if tw else math.inf,
+                    "ratio_ci": [a_lo / t_hi, a_hi / t_lo if t_lo else math.inf],
+                    "expected_ratio": model.amb_exact(n, RATIO_L) / model.trivial(n, k)})
     return out, _fit([(math.log(r["N"]), r["ratio"]) for r in out])
 
 
@@ -154,24 +189,36 @@ def mark_worst(rows: list[dict[str, Any]]) -> None:
             r["worst"] = r is best[(r["N"], r["l"])]
 
 
-def write_report(rows: list[dict[str, Any]], out: Path) -> Path:
-    """OUT/report.html: the kit's one-file report of the sweep (no leaderboard: theory
-    games never rank models), with the game's Figure-2 chart and the rows as a table."""
+def write_report(rows: list[dict[str, Any]], ratio_rows: list[dict[str, Any]],
+                 out: Path) -> Path:
+    """OUT/report.html: the kit's one-file report of the whole sweep, with the game's
+    Figure-2 chart, the rows and the ratios as tables. It has no leaderboard: theory
+    games never rank players (each point's folder still has its own full report)."""
     from stille_post.games.chameleon.theory.figure import table
+    from stille_post.tournament import ratings
     from stille_post.tournament.report import write_html
 
     games = sum(r["games"] for r in rows)
+    ratio_cols = ["N", "K", "l", "games", "trivial_games", "pi_amb", "trivial", "ratio",
+                  "expected_ratio"]
     report: dict[str, Any] = {
         "game": "chameleon", "folder": str(out),
-        "config": {"sweep": "chameleon-theory", "points": len(rows)},
-        "games": {"planned": games, "completed": games, "rated": 0},
+        "config": {"sweep": "chameleon-theory", "seed": SEED, "games": games,
+                   "shard": None, "points": len(rows)},
+        "games": {"planned": games, "completed": games, "missing": 0, "aborted": 0,
+                  "rated": 0},
         "missing": [], "broken": [], "aborted": [],
-        "ratings": {"passes": 0, "seed": 0, "models": []},
+        "ratings": {"passes": 0, "seed": 0, "mu": ratings.MU, "sigma": ratings.SIGMA,
+                    "beta": ratings.BETA, "tau": ratings.TAU,
+                    "draw_probability": ratings.DRAW_PROBABILITY, "models": []},
         "leaderboard": [],
         "metrics": {"overall": {"theory_games": games, "points": len(rows),
                                 "holding": sum(r["holds"] for r in rows)},
-                    "per_player": {}, "per_game": [],
-                    "tables": {"theory": table(rows)}},
+                    "per_player": {},
+                    "tables": {"theory": table(rows),
+                               "pi_amb / trivial": {
+                                   "columns": ratio_cols,
+                                   "rows": [[r[c] for c in ratio_cols] for r in ratio_rows]}}},
     }
     return write_html(report, out / "report.html")
 
@@ -223,7 +270,7 @@ def main(args: list[str] | None = None) -> int:
                       f"holds={r['holds']}", flush=True)
         mark_worst(rows)
         ratio_rows, fit = ratios(rows)
-        report = write_report(rows, out) if given else None
+        report = write_report(rows, ratio_rows, out) if given else None
         result = {
             "games_per_point": games, "N": ns, "points": len(rows),
             "all_hold": all(r["holds"] for r in rows), "rows": rows,

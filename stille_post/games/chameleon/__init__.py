@@ -9,6 +9,7 @@ A theory game (`--set theory=...`, see theory/) seats only the theory bots.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from stille_post.core.errors import ConfigError
@@ -84,7 +85,7 @@ def playable_cards(config: ChameleonConfig, cards: tuple[Card, ...] | None = Non
     return fit
 
 
-def _theory_bot(name: str) -> object:
+def _theory_bot(name: str) -> Callable[[BotContext], Player]:
     def make(ctx: BotContext) -> Player:
         if not isinstance(ctx.setup, theory.Theory):
             raise ConfigError(f"bot {name} plays only in a theory game "
@@ -93,7 +94,7 @@ def _theory_bot(name: str) -> object:
     return make
 
 
-def _bot(name: str) -> object:
+def _bot(name: str) -> Callable[[BotContext], Player]:
     def make(ctx: BotContext) -> Player:
         card: Card | None = ctx.setup
         return BOTS[name](ctx.rng, card)
@@ -113,7 +114,7 @@ GAME = GameDefinition(
     ),
     players=PlayerRange(3, 4, 20),
     bots={**{name: _bot(name) for name in BOTS},
-          **{name: _theory_bot(name) for name in theory.THEORY_BOTS}},  # type: ignore[misc]
+          **{name: _theory_bot(name) for name in theory.THEORY_BOTS}},
     setup=setup,
     prompts=PROMPTS,
     events={

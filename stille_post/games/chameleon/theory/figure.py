@@ -3,11 +3,12 @@ its measured non-chameleon win rate, a Wilson 95% interval and the paper's bound
 
 `holds` (the sweep's verdict): for an upper bound (Propositions 1 and 2) the whole
 interval lies at or below the bound; for a lower bound (Proposition 3) at or above it.
-A bound below what the sample can resolve (3/games, the rule of three: zero wins in n
-games leave the interval's top near 3/n) cannot be separated from any rate that small;
-such a row is `resolvable: false` and holds when the bound is not refuted (ci_low <=
-bound). `slack` is how loose the bound is: bound - measured for an upper bound,
-measured - bound for a lower one.
+An upper bound below the top of the interval of zero wins in the row's games
+(z²/(games + z²), about 3.84/games) cannot be separated from any rate that small by a
+sample of that size; such a row is `resolvable: false` and holds when the bound is not
+refuted (ci_low <= bound). The sweep plays more games where a small bound needs them
+(benchmarks/bench_chameleon_theory.py). `slack` is how loose the bound is: bound -
+measured for an upper bound, measured - bound for a lower one.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from stille_post.games.kit.stats import wilson
 COLUMNS = ["strategy", "chameleon", "N", "K", "alpha", "l", "games", "wins", "measured",
            "ci_low", "ci_high", "bound", "bound_kind", "holds", "resolvable", "slack",
            "exact"]
+EPS = 1e-12
 STRATEGY = {"concealing": "concealing", "revealing": "revealing", "amb": "pi_amb"}
 
 
@@ -36,13 +38,21 @@ def bound_of(t: model.Theory) -> tuple[float, str, float | None]:
     return model.prop3_lower(t.n, l), "lower", model.amb_exact(t.n, l)
 
 
+def resolution(games: int) -> float:
+    """The smallest upper bound a sample of `games` can show a rate to be under: the top
+    of the 95% interval of zero wins."""
+    return (wilson(0, games) or [0.0, 1.0])[1]
+
+
 def row(t: model.Theory, chameleon: str, games: int, wins: int) -> dict[str, Any]:
     measured = wins / games if games else 0.0
-    lo, hi = wilson(wins, games) if games else (0.0, 1.0)
+    lo, hi = wilson(wins, games) or [0.0, 1.0]
     bound, kind, exact = bound_of(t)
-    resolvable = bound >= 3 / max(games, 1) or kind == "lower"
+    resolvable = kind == "lower" or bound >= resolution(games)
     if kind == "upper":
-        holds = hi <= bound if resolvable else lo <= bound
+        # EPS: Wilson's lower end of zero wins is 0 up to rounding, and a bound of 0
+        # (unique responses) is then met exactly.
+        holds = hi <= bound + EPS if resolvable else lo <= bound + EPS
         slack = bound - measured
     else:
         holds = lo >= bound
