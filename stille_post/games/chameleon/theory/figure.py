@@ -3,12 +3,16 @@ its measured non-chameleon win rate, a Wilson 95% interval and the paper's bound
 
 `holds` (the sweep's verdict): for an upper bound (Propositions 1 and 2) the whole
 interval lies at or below the bound; for a lower bound (Proposition 3) at or above it.
-An upper bound below the top of the interval of zero wins in the row's games
-(z²/(games + z²), about 3.84/games) cannot be separated from any rate that small by a
-sample of that size; such a row is `resolvable: false` and holds when the bound is not
-refuted (ci_low <= bound). The sweep plays more games where a small bound needs them
-(benchmarks/bench_chameleon_theory.py). `slack` is how loose the bound is: bound -
-measured for an upper bound, measured - bound for a lower one.
+A row is `resolvable: false` when a sample of its size cannot separate the bound
+from the rate the strategy plays: an upper bound below the top of the interval of zero
+wins (z²/(games + z²), about 3.84/games), or, where the proof gives the exact rate, a
+bound inside the interval a sample at exactly that rate would have (the trivial
+strategy's 1/N bound is 1/(NK) above its rate: at N = 10, K = 33 that needs ~40,000
+games). Such a row holds when the bound is not refuted (ci_low <= bound for an upper
+bound, ci_high >= bound for a lower one), and says so. The sweep plays more games
+where a small bound needs them (benchmarks/bench_chameleon_theory.py). `slack` is how
+loose the bound is: bound - measured for an upper bound, measured - bound for a lower
+one.
 """
 
 from __future__ import annotations
@@ -44,18 +48,28 @@ def resolution(games: int) -> float:
     return (wilson(0, games) or [0.0, 1.0])[1]
 
 
+def resolvable_at(games: int, bound: float, kind: str, exact: float | None) -> bool:
+    """Whether `games` games can show the bound (see the module docstring)."""
+    if kind == "upper" and bound < resolution(games):
+        return False
+    if exact is None or not games:
+        return True
+    lo, hi = wilson(round(exact * games), games) or [0.0, 1.0]
+    return hi <= bound + EPS if kind == "upper" else lo >= bound - EPS
+
+
 def row(t: model.Theory, chameleon: str, games: int, wins: int) -> dict[str, Any]:
     measured = wins / games if games else 0.0
     lo, hi = wilson(wins, games) or [0.0, 1.0]
     bound, kind, exact = bound_of(t)
-    resolvable = kind == "lower" or bound >= resolution(games)
+    resolvable = resolvable_at(games, bound, kind, exact)
     if kind == "upper":
         # EPS: Wilson's lower end of zero wins is 0 up to rounding, and a bound of 0
         # (unique responses) is then met exactly.
         holds = hi <= bound + EPS if resolvable else lo <= bound + EPS
         slack = bound - measured
     else:
-        holds = lo >= bound
+        holds = lo >= bound - EPS if resolvable else hi >= bound - EPS
         slack = measured - bound
     return {"strategy": STRATEGY[t.kind], "chameleon": chameleon, "N": t.n, "K": t.k,
             "alpha": t.alpha, "l": t.l, "games": games, "wins": wins, "measured": measured,
