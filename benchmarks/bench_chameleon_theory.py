@@ -151,7 +151,7 @@ def ratios(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, 
     triv: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         if (r["strategy"] == "pi_amb" and r["l"] == RATIO_L
-                and r["chameleon"] in AMB_CHAMELEONS):
+                and r["chameleon"].removeprefix("bot:") in AMB_CHAMELEONS):
             amb[r["N"]][0] += r["wins"]
             amb[r["N"]][1] += r["games"]
         if (r["strategy"] == "concealing" and r["alpha"] == 0
