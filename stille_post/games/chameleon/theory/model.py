@@ -121,7 +121,7 @@ def distribution(t: Theory, word: str) -> Dist:
         # D^{w_i}: its own token t_i with β = α/2, the common token t0 otherwise. For
         # i != j the bins are R_{i>j} = {t_i}, R_{i=j} = {t0, other t}, R_{i<j} = {t_j},
         # so the pairwise L1 of Definition 2 is |β-0| + 0 + |0-β| = 2β = α exactly.
-        beta = float(t.alpha or 0.0) / 3
+        beta = float(t.alpha or 0.0) / 2
         return {tok: (beta if tok == f"t{i}" else 1 - beta if tok == "t0" else 0.0)
                 for tok in tokens(t)}
     raise ValueError("π^amb is not stationary")
