@@ -106,14 +106,14 @@ def games_for(kind: str, n: int, k: int, alpha: float | None, games: int) -> int
 
 
 def plan(ns: list[int], games: int) -> list[Point]:
+    """Per N, the ratio's two points first (the trivial strategy at K = l(N+1), π^amb at
+    l = RATIO_L), then π^amb's other l, then the stationary classes: an interrupted sweep
+    (resumed with --out) has the ratio over every N it reached."""
     points = []
     for n in ns:
-        for kind, k, alpha in (*CONCEALING, *REVEALING):
-            points.append(Point(kind, n, k, alpha, "theory",
-                                games_for(kind, n, k, alpha, games)))
         # The trivial strategy (0-KL) at π^amb's K, the ratio's denominator, measured.
         points.append(Point("concealing", n, RATIO_L * (n + 1), 0.0, "theory", games))
-        for l in AMB_LS:  # noqa: E741
+        for l in sorted(AMB_LS, key=lambda x: x != RATIO_L):  # noqa: E741
             # l = 1 leaves one word: every consistent chameleon wins, whichever it is.
             chameleons = AMB_CHAMELEONS if l == ALL_CHAMELEONS_L else AMB_CHAMELEONS[:1]
             if l == NULL_CHAMELEON_L:
@@ -123,6 +123,9 @@ def plan(ns: list[int], games: int) -> list[Point]:
                 # games for N near 10: twice the games there.
                 points.append(Point("amb", n, l * (n + 1), None, cham,
                                     games * (2 if l == RATIO_L else 1)))
+        for kind, k, alpha in (*CONCEALING, *REVEALING):
+            points.append(Point(kind, n, k, alpha, "theory",
+                                games_for(kind, n, k, alpha, games)))
     return points
 
 
