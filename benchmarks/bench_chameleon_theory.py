@@ -21,6 +21,8 @@ Options:
     --out DIR      keep the results here (default: a temporary folder, removed)
     --workers W    processes per tournament (default 1)
     --json         only the JSON on stdout
+    --no-play      with --out: summarise the games already there, play none (points
+                   not started are listed in `missing`, short ones in `partial`)
 Exit status 0 when every row holds, 1 otherwise.
 """
 
@@ -129,10 +131,17 @@ def plan(ns: list[int], games: int) -> list[Point]:
     return points
 
 
-def play_point(point: Point, out: Path, workers: int) -> list[dict[str, Any]]:
+def play_point(point: Point, out: Path, workers: int, play: bool = True
+               ) -> list[dict[str, Any]]:
+    """The point's rows, after playing (or resuming) its games; with play=False only
+    the games already in its folder (none when it has no folder)."""
     folder = out / "points" / point.id
-    asyncio.run(run_tournament(point.config(point.seed), folder, durable=False,
-                               concurrency=16, workers=workers, resume=folder.exists()))
+    if play:
+        asyncio.run(run_tournament(point.config(point.seed), folder, durable=False,
+                                   concurrency=16, workers=workers,
+                                   resume=folder.exists()))
+    elif not (folder / "index.sqlite").exists():
+        return []
     # The index rows hold each game's summary (outcome, chameleon, theory mark): the
     # same counts as the report's metrics (a test checks it) without reparsing files.
     points = Points()
@@ -271,13 +280,25 @@ def main(args: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     given = _opt(args, "--out", "")
+    play = "--no-play" not in args
+    if not play and not given:
+        print("chameleon-theory: --no-play needs --out", file=sys.stderr)
+        return 2
     out = Path(given) if given else Path(tempfile.mkdtemp(prefix="chameleon-theory-"))
     t0 = time.perf_counter()
     rows: list[dict[str, Any]] = []
+    missing: list[str] = []
+    partial: list[str] = []
     try:
         points = plan(ns, games)
         for point in points:
-            rows += play_point(point, out, workers)
+            got = play_point(point, out, workers, play)
+            rows += got
+            if not got:
+                missing.append(point.id)
+                continue
+            if sum(r["games"] for r in got) < point.games:
+                partial.append(point.id)
             if not quiet:
                 r = rows[-1]
                 print(f"  {point.id:40s} {r['measured']:.4f} "
@@ -289,6 +310,7 @@ def main(args: list[str] | None = None) -> int:
         result = {
             "games_per_point": games, "N": ns, "points": len(rows),
             "all_hold": all(r["holds"] for r in rows), "rows": rows,
+            "missing": missing, "partial": partial,
             "ratio": ratio_rows, "ratio_fit": fit,
             "wall_s": round(time.perf_counter() - t0, 1),
             "out": str(out) if given else None,
@@ -307,6 +329,9 @@ def main(args: list[str] | None = None) -> int:
             print(f"  ratio N={r['N']}: π^amb {r['pi_amb']:.4f} ÷ trivial "
                   f"{r['trivial']:.4f} = {r['ratio']:.3f} (expected {r['expected_ratio']:.3f})")
         print(f"  fit: ratio = a + b ln N, b = {fit['slope_per_ln_n']}, se {fit['slope_se']}")
+        if missing or partial:
+            print(f"  not played: {', '.join(missing) or '-'}; short of their games: "
+                  f"{', '.join(partial) or '-'}")
         print(f"  all rows hold: {result['all_hold']} ({len(rows)} rows, "
               f"{result['wall_s']} s)")
     return 0 if result["all_hold"] else 1

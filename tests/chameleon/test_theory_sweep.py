@@ -5,7 +5,9 @@ opens it). The sweep's own figures come from `python -m benchmarks chameleon-the
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +155,24 @@ def test_sweep_report_draws_figure_2(sweep: tuple[Path, list[dict[str, Any]]]) -
     html = (out / "report.html").read_text(encoding="utf-8")
     assert TITLE in html and html.count('src="data:image/png;base64,') >= 1
     assert "pi_amb / trivial" in html
+
+
+def test_no_play_summarises_what_is_there(sweep: tuple[Path, list[dict[str, Any]]],
+                                          tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(sweep[0], out)
+    before = sorted(p.name for p in (out / "points").iterdir())
+    code = bench.main(["--no-play", "--out", str(out), "--n", "3", "--games", "40", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert sorted(p.name for p in (out / "points").iterdir()) == before  # nothing played
+    # Short: the null chameleon's 20 games, and concealing α = 0.5, whose plan asks 20
+    # wins' worth at its bound (0.469): 43 games.
+    assert result["points"] == 4 and result["partial"] == ["amb-n3-k8-l2-theory-null",
+                                                           "concealing-n3-k4-a0.5-theory"]
+    assert "concealing-n3-k12-a0-theory" in result["missing"]
+    assert code == (0 if result["all_hold"] else 1)
+    assert bench.main(["--no-play", "--n", "3"]) == 2  # needs --out
 
 
 @pytest.mark.browser
