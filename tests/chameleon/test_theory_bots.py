@@ -113,6 +113,9 @@ def test_pi_amb_votes_for_player_1_or_the_first_inconsistent_speaker() -> None:
         for voter, target in s["votes"].items():
             if int(voter) != cham:
                 assert target == expected, s
+        # The chameleon's vote cannot change a unanimous N-1 (it votes for the first
+        # other speaker, never for itself).
+        assert s["votes"][str(cham)] == next(x for x in order if x != cham), s
         if not cham_ok:  # null after a deviation, for every later speaker
             assert all(r is None for r in rs[pos:]), s
     assert seen == {True, False}  # both branches were played
