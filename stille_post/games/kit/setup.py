@@ -151,6 +151,10 @@ class SetupContext:
             return self.definition.bots[spec.bot](ctx)
         if spec.script is not None:
             return script_player(spec, self.definition.prompts)
+        if spec.human is not None or spec.agent is not None:
+            from stille_post.players.seats import seat_player  # people, agent plug-ins
+
+            return seat_player(self, seat, spec)
         if self.llm_factory is None:
             raise UsageError(f"seat {seat} ({spec.raw}) is an LLM seat: add --online to play "
                              "it live, or --replay CASSETTE to replay a recording")
