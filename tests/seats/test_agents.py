@@ -31,9 +31,12 @@ def test_the_rule_based_example_plays_every_game(game: str, tmp_path: Path) -> N
     definition = all_games()[game]
     n = definition.players.default
     # The last seat: Connections' setter (seat 1) must choose a dictionary word.
-    players = ["bot"] * (n - 1) + [RULE_BASED]
+    # Connections' default guessers load word embeddings (seconds): its frequency bots.
+    bot = "frequency" if "frequency" in definition.bots else "bot"
+    players = [bot] * (n - 1) + [RULE_BASED]
+    options = {"max_attempts": 4} if "max_attempts" in definition.config.model_fields else {}
     out = tmp_path / "g.jsonl"
-    run = asyncio.run(play_game(game, seed=5, out=out, players=players))
+    run = asyncio.run(play_game(game, seed=5, out=out, players=players, options=options))
     assert run.outcome.status == "completed", run.outcome.reason
     lines = _transcript(out)
     assert lines[0]["seats"][str(n)]["player"] == RULE_BASED
@@ -151,3 +154,24 @@ def test_people_are_refused_in_a_tournament(tmp_path: Path) -> None:
         assert result.returncode == 2, result.stdout
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "people play only in `stille-post play`" in lines[0]
+
+
+def test_a_game_with_an_agent_seat_replays_from_its_cassette(tmp_path: Path) -> None:
+    """The scratchpad agent's model calls (plan, then answer) replay offline; its tokens
+    and dollars are the seat's, as for an LLM seat."""
+    cassette = ROOT / "cassettes" / "agents" / "scratchpad_elimination.yaml"
+    spec = "python:examples.agents.scratchpad:Agent+openai:gpt-4.1-nano"
+    out = tmp_path / "g.jsonl"
+    result = run_cli("play", "elimination", "--players", f"{spec},bot,bot", "--seed", "4",
+                     "--num-players", "3", "--private-subrounds", "1", "--replay",
+                     str(cassette), "--out", str(out), "--json", "--strict", cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["status"] == "completed" and "warnings" not in summary
+    assert summary["tokens"] == 11883 and summary["cost_usd"] > 0
+    lines = _transcript(out)
+    usage = lines[-1]["usage"]["1"]
+    assert usage["cost_usd"] == summary["cost_usd"]
+    assert not any(e["type"] == "forfeit" for e in lines[1:-1])
+    # The plans stayed private: the game's record holds none of the scratchpad prompt.
+    assert "[SCRATCHPAD]" not in out.read_text(encoding="utf-8")
