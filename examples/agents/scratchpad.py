@@ -2,8 +2,8 @@
 plan in its own memory, and answers with its recent plans in view. Only this seat ever
 sees the plans: they are never part of the game's record, only of this agent's requests.
 
-    stille-post play elimination --online \\
-        --players python:examples.agents.scratchpad:Agent+openai:gpt-4.1-nano,bot,bot,bot,bot,bot,bot,bot
+    stille-post play elimination --online --players \\
+        python:examples.agents.scratchpad:Agent+openai:gpt-4.1-nano,bot,bot,bot,bot,bot,bot,bot
 
 The model after `+` is any LLM seat spec (`model:ALIAS` from models.toml included); its
 tokens and dollars are the seat's, as for a plain LLM seat.

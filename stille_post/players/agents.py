@@ -142,7 +142,7 @@ def load_agent_factory(ref: str) -> Callable[[AgentContext], Any]:
     if not callable(factory):
         raise UsageError(f"{ref}: not callable (an agent is a class or function taking "
                          "an AgentContext)")
-    return factory  # type: ignore[no-any-return]
+    return factory
 
 
 def make_agent(ref: str, context: AgentContext) -> Any:

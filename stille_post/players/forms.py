@@ -229,7 +229,7 @@ def check_message(text: str, form: Form) -> str:
 
 def action_of(form: Form, text: str, choice: Choice | None,
               arguments: Mapping[str, Any]) -> Action:
-    calls = ()
+    calls: tuple[ToolCall, ...] = ()
     if choice is not None and choice.tool is not None:
         calls = (ToolCall(choice.tool, dict(arguments), id="human_0"),)
     return Action(text=text, tool_calls=calls, model="human")

@@ -17,6 +17,7 @@ so the transcript stays valid.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import signal
 import sys
@@ -123,10 +124,9 @@ class TerminalSeat:
             self.interrupted = True
             lines.put_nowait(_INTERRUPT)
 
-        try:
+        # Outside the main thread (tests) Ctrl-C stays the default.
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGINT, interrupt)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass  # not the main thread (tests): Ctrl-C stays the default
 
         def read() -> None:
             while True:

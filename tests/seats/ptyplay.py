@@ -62,7 +62,8 @@ def run(args: list[str], answer: Callable[[str, Session], str | None], *,
                     os.write(fd, line.encode() + b"\r")
         else:
             os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"the game did not end in {timeout_s} s:\n{session.output[-3000:]}")
+            raise AssertionError(f"the game did not end in {timeout_s} s:\n"
+                                 f"{session.output[-3000:]}")
     finally:
         _, status = os.waitpid(pid, 0)
         session.status = os.waitstatus_to_exitcode(status)

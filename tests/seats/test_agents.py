@@ -106,7 +106,7 @@ def test_agent_name_comes_from_the_entry_point_group(monkeypatch: pytest.MonkeyP
     run = asyncio.run(play_game("chameleon", seed=1, out=tmp_path / "g.jsonl",
                                 players=["agent:always-first", "bot", "bot", "bot"]))
     assert run.outcome.status == "completed"
-    with pytest.raises(UsageError, match="unknown agent 'nope'; agents .*always-first"):
+    with pytest.raises(UsageError, match=r"unknown agent 'nope'; agents .*always-first"):
         asyncio.run(play_game("chameleon", seed=1, out=tmp_path / "h.jsonl",
                               players=["agent:nope", "bot", "bot", "bot"]))
 
