@@ -29,6 +29,9 @@ from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError, UsageError
+from stille_post.players.base import Player, PromptBook
+from stille_post.players.llm import LLMPlayer
+from stille_post.players.specs import SeatSpec, parse_seat_spec
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Provider, Usage
 
 ENTRY_POINT_GROUP = "stille_post.agents"
@@ -157,5 +160,27 @@ def make_agent(ref: str, context: AgentContext) -> Any:
     return agent
 
 
+def agent_player(spec: SeatSpec, *, game: str, seat: int, prompts: PromptBook,
+                 model_player: Callable[[SeatSpec], Player]) -> Player:
+    """The player of an `agent:NAME[+MODEL]` / `python:module:attr[+MODEL]` seat: the real
+    LLM path with the agent as its provider. `model_player` builds the player an LLM (or
+    script) seat of MODEL would get, with its provider (keys, replay, base_url) and its
+    settings (models.toml): the agent gets that provider, metered, and its requests those
+    settings."""
+    assert spec.agent is not None
+    model: MeteredProvider | None = None
+    generation: Any = None
+    if spec.agent_model is not None:
+        inner = model_player(parse_seat_spec(spec.agent_model, ()))
+        provider = getattr(inner, "provider", None)
+        if provider is None:
+            raise UsageError(f"seat {seat} ({spec.raw}): {spec.agent_model} is not a model")
+        model = MeteredProvider(provider)
+        generation = getattr(inner, "generation", None)
+    agent = make_agent(spec.agent, AgentContext(game, seat, spec.raw, model))
+    return LLMPlayer(AgentProvider(agent, spec.raw, model), prompts, name=spec.raw,
+                     generation=generation)
+
+
 __all__ = ["ENTRY_POINT_GROUP", "Agent", "AgentContext", "AgentProvider", "MeteredProvider",
-           "load_agent_factory", "make_agent"]
+           "agent_player", "load_agent_factory", "make_agent"]

@@ -46,9 +46,7 @@ from stille_post.players.specs import SeatSpec
 
 if TYPE_CHECKING:
     from stille_post.core.events import Event
-    from stille_post.games.kit.definition import EventKind
-    from stille_post.games.kit.setup import SetupContext
-    from stille_post.players.web import WebSeats
+    from stille_post.players.web import EventStyle, WebSeats
 
 # A person thinks for as long as they like: games with a person get this answer deadline
 # unless the user sets one (`--set decision_timeout_s=...`).
@@ -252,7 +250,7 @@ class HumanHost:
     """The people of one `stille-post play`: this terminal, and the web page if any."""
 
     port: int | None = None
-    vocabulary: Mapping[str, EventKind] = field(default_factory=dict)
+    vocabulary: Mapping[str, EventStyle] = field(default_factory=dict)
     terminal: TerminalSeat | None = None
     web: WebSeats | None = None
     seats: dict[int, str] = field(default_factory=dict)  # seat -> "terminal" | "web"
@@ -301,13 +299,15 @@ def hosting(host: HumanHost) -> Iterator[HumanHost]:
         _HOST.reset(token)
 
 
-def human_player(ctx: SetupContext, seat: int, spec: SeatSpec) -> HumanPlayer:
+def human_player(prompts: PromptBook, seat: int, num_players: int,
+                 spec: SeatSpec) -> HumanPlayer:
+    """The player of a `human`/`web` seat, answered through the current host."""
     host = _HOST.get()
     if host is None:
         raise UsageError(f"seat {seat} is a {spec.raw!r} seat: people play only in "
                          "`stille-post play` (tournaments take bots, models and agents)")
-    return HumanPlayer(ctx.definition.prompts, seat, ctx.num_players,
-                       host.interface(seat, spec), name=spec.label)
+    return HumanPlayer(prompts, seat, num_players, host.interface(seat, spec),
+                       name=spec.label)
 
 
 def has_people(specs: list[str]) -> set[str]:

@@ -22,10 +22,9 @@ import socket
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from stille_post.core.events import Event
-from stille_post.games.kit.definition import EventKind
 from stille_post.players.base import Action
 from stille_post.players.forms import (
     Form,
@@ -34,6 +33,18 @@ from stille_post.players.forms import (
     check_message,
     read_argument,
 )
+
+
+class EventStyle(Protocol):
+    """How a game's event type reads (a game's `EventKind`, games/kit/definition.py):
+    named here as a protocol because players sit below games."""
+
+    @property
+    def generic(self) -> str: ...
+
+    @property
+    def text_key(self) -> str: ...
+
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
        "img-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
@@ -113,7 +124,7 @@ class WebSeats:
     """The page server for every web seat of one game."""
 
     def __init__(self, port: int | None = None,
-                 vocabulary: Mapping[str, EventKind] | None = None) -> None:
+                 vocabulary: Mapping[str, EventStyle] | None = None) -> None:
         self.port = port or 0
         self.vocabulary = dict(vocabulary or {})
         self.token = secrets.token_urlsafe(16)
@@ -244,7 +255,7 @@ class WebSeats:
         ])
 
 
-def _line(event: Event, kind: EventKind | None, seat: int) -> str:
+def _line(event: Event, kind: EventStyle | None, seat: int) -> str:
     text = str(event.data.get("text", "") or "")
     if kind is not None and kind.generic == "speech" and event.actor is not None:
         spoken = str(event.data.get(kind.text_key, text))
