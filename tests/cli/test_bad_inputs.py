@@ -7,7 +7,7 @@ cassettes, shards, counts, rate limits, player specs, game names and unknown opt
 
 A few cases (`THROUGH_THE_SCRIPT`) run through the installed console script, one process
 each; the rest run in processes forked from one interpreter that imported the CLI once
-(tests/clirun.py), which saves ~0.3 s of CPU per case. The script cases run both ways and
+(tests/clirun.py), which saves importing the CLI per case. The script cases run both ways and
 must agree.
 """
 
