@@ -32,9 +32,9 @@ def tls_context() -> ssl.SSLContext:
 
     Each SDK client otherwise builds its own, loading the CA store again, which costs
     more CPU and memory than the rest of the client (three of them per google-genai
-    client), and every LLM seat of every game gets a client. This is the context httpx2 would build (`verify=True`,
-    honouring SSL_CERT_FILE / SSL_CERT_DIR as they are when it is first asked for); an
-    `SSLContext` is made to be shared by many connections."""
+    client), and every LLM seat of every game gets a client. This is the context httpx2
+    would build (`verify=True`, honouring SSL_CERT_FILE / SSL_CERT_DIR as they are when
+    it is first asked for); an `SSLContext` is made to be shared by many connections."""
     import httpx2
 
     try:

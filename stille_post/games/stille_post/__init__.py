@@ -77,7 +77,7 @@ def llm_identities(
     for seat, spec in enumerate(specs, start=1):
         if not spec.is_llm or seat in pins or spec.model is None:
             continue
-        match = next((m for m in roster if spec.model in (m.id,)), None)
+        match = next((m for m in roster if spec.model in (m.id, m.api_model)), None)
         if match is None:
             # Off-roster models are unknown quantities: filed as efficient, under their kind.
             match = RosterModel(id=spec.model, provider=spec.provider,
