@@ -51,7 +51,7 @@ class Case:
     after: Callable[[Path], bool] | None = None
     max_stderr_lines: int = 1
     min_stderr_lines: int = 1
-    slow: bool = False  # a variant of a core case: kept out of the ~20 s core table
+    slow: bool = False  # a variant of a core case: kept out of the core table
     known_gap: str | None = None  # a strict xfail: the owner of that code must fix it
 
 
