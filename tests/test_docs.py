@@ -156,6 +156,22 @@ def test_no_machine_paths_or_commit_hashes() -> None:
     assert not problems, "\n".join(problems)
 
 
+def code_blocks(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^```[a-z]*\n(.*?)^```", text, re.M | re.S)]
+
+
+def test_the_readme_quick_start_is_what_ci_runs() -> None:
+    """The quick start's test command is one line of its own code block, and `.ci/run`
+    runs that exact line (an unclosed fence or an edited command fails here)."""
+    blocks = code_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    install = 'python3 -m venv .venv && .venv/bin/pip install -q -c constraints.txt -e ".[dev]"'
+    quick = [b.strip() for b in blocks if b.startswith(install)]
+    assert quick[0] == f"{install} && .venv/bin/stille-post play"
+    assert quick[1].startswith(f"{install} && .venv/bin/python -m pytest --block-network")
+    assert "\n" not in quick[1]
+    assert quick[1] in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
 def test_the_checks_see_what_they_must(tmp_path: Path) -> None:
     """A planted broken link, a missing anchor, a test that is not there and a scenario
     that is not there are each reported (so the checks above cannot go blind)."""
