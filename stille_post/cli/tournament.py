@@ -75,6 +75,9 @@ COMMON = [
            help="play only shard i of n (e.g. 2/4); combine with `stille-post merge`"),
     option("rate_limit", list[str] | None, None, "--rate-limit",
            help="PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable"),
+    option("max_in_flight", list[str] | None, None, "--max-in-flight",
+           help="N, PROVIDER=N or ALIAS=N: calls in flight at once (default: no cap "
+                "beyond --concurrency; halved on 429s); repeatable"),
     option("fsync", bool, True, "--fsync/--no-fsync",
            help="fsync each transcript before indexing it (survives power loss)"),
     option("online", bool, False, "--online", help="LLM seats call the live APIs"),
@@ -136,11 +139,12 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         models_file = Path(models_file).resolve()
     as_json = bool(cli.get("as_json"))
     err = Console(stderr=True)
+    from stille_post.cli.inflight_opts import in_flight_texts, parse_in_flight
     from stille_post.cli.llm_seats import llm_session
 
-    session_options: dict[str, Any] = {}
-    if models_file is not None:
-        session_options["models"] = Path(models_file)
+    in_flight = in_flight_texts(cli.get("max_in_flight"), file.get("max_in_flight"),
+                                saved_run.get("max_in_flight"))
+    session_options: dict[str, Any] = parse_in_flight(in_flight, models_file)
     # keep_providers=False: a provider per LLM seat of every game, each freed with its game
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, **session_options) as llm_factory:
@@ -159,6 +163,7 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             llm_factory=llm_factory, progress=not as_json, durable=bool(cli.get("fsync")),
             retry_aborted=bool(cli.get("retry_aborted")), workers=workers,
             run_settings={"concurrency": concurrency, "rate_limits": rate_texts,
+                          **({"max_in_flight": in_flight} if in_flight else {}),
                           **({"models": str(models_file)} if models_file else {})}))
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
