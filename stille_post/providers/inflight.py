@@ -64,8 +64,8 @@ class AdaptiveLimiter:
             await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
-                pass  # room was given to us as we were cancelled: pass it on
-            else:
+                self.release()  # room was given to us as we were cancelled: pass it on
+            elif waiter in self._waiters:  # (a wake-up may have dropped it already)
                 self._waiters.remove(waiter)
             raise
         return self._epoch
@@ -189,9 +189,11 @@ def in_flight() -> int:
     return _IN_FLIGHT[0]
 
 
-def parse_max_in_flight(texts: list[str] | tuple[str, ...], aliases: Mapping[str, object],
+def parse_max_in_flight(texts: list[str] | tuple[str, ...],
                         kinds: tuple[str, ...]) -> dict[str, int]:
-    """`--max-in-flight` values: `N` (every provider kind), `PROVIDER=N` or `ALIAS=N`."""
+    """`--max-in-flight` values: `N` (every provider kind), `PROVIDER=N` or `ALIAS=N`.
+    Whether a name that is not a kind is an alias is checked against the model registry
+    by the caller (tournament/settings.py), which knows which registry is in use."""
     caps: dict[str, int] = {}
     for text in texts:
         name, sep, value = text.rpartition("=")
@@ -203,13 +205,10 @@ def parse_max_in_flight(texts: list[str] | tuple[str, ...], aliases: Mapping[str
         if n < 1 or (sep and not name):
             raise ConfigError(f"--max-in-flight {text!r}: write N, PROVIDER=N or ALIAS=N "
                               "with N ≥ 1, e.g. openai=32")
-        if not sep:
-            caps.update(dict.fromkeys(kinds, n))
-        elif name in kinds or name in aliases:
+        if sep:
             caps[name] = n
         else:
-            raise ConfigError(f"--max-in-flight {text!r}: {name!r} is neither a provider "
-                              f"({', '.join(kinds)}) nor a model alias")
+            caps.update(dict.fromkeys(kinds, n))
     return caps
 
 
