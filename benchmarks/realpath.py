@@ -8,7 +8,12 @@ of one provider kind, exactly as `stille-post tournament --online` builds them
 (cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults), and returns
 wall time, the ideal (critical-path calls x latency / concurrency, as
 bench_tournament.efficiency), this process's CPU (the server's is its own process) and
-the peak of calls in flight.
+the peak of calls in flight. `real_grid()` runs it for every kind at every latency and
+width (`python -m benchmarks efficiency --real`).
+
+Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (64),
+BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
+(all four).
 """
 
 from __future__ import annotations
@@ -125,3 +130,30 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
                 "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
                 "folder": str(folder), "durable": durable, "load": os.getloadavg()[0]}
+
+
+def _ints(name: str, default: str) -> list[int]:
+    return [int(x) for x in os.environ.get(name, default).split(",") if x.strip()]
+
+
+def real_grid() -> dict[str, Any]:
+    """Efficiency and CPU per step of every kind at every latency x width."""
+    games = int(os.environ.get("BENCH_REAL_GAMES", 64))
+    kinds = [k for k in os.environ.get("BENCH_REAL_KINDS", ",".join(KINDS)).split(",") if k]
+    rows = [real_tournament(kind, games, conc, ms / 1000)
+            for kind in kinds
+            for ms in _ints("BENCH_REAL_LATENCIES_MS", "100,50")
+            for conc in _ints("BENCH_REAL_CONCURRENCIES", "64")]
+    return {"rows": rows, "folder_parent": str(Path(os.environ.get(
+        "BENCH_REAL_DIR", ".bench-real")).resolve()), "load": os.getloadavg()[0]}
+
+
+def print_grid(r: dict[str, Any]) -> None:
+    print("   real path: Stille Post, 4 seats of one kind through its SDK adapter, loopback "
+          "HTTP, transcripts fsynced on the real disk")
+    for row in r["rows"]:
+        print(f"   {row['kind']:17s} {row['latency_ms']:4d} ms x {row['concurrency']:3d}: "
+              f"{row['efficiency']:6.3f}  (wall {row['wall_s']:.2f} s, ideal "
+              f"{row['ideal_s']:.2f} s, CPU {row['cpu_ms_per_step']:.2f} ms per step, peak "
+              f"{row['peak_in_flight']} in flight, load {row['load']:.1f})")
+    print(f"   (transcripts under {r['folder_parent']}, removed after each run)")
