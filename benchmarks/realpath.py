@@ -6,12 +6,12 @@ working directory's `.bench-real/`, never /dev/shm; its path is in every result)
 `real_tournament(kind, games, concurrency, latency_s)` plays Stille Post with four seats
 of one provider kind, exactly as `stille-post tournament --online` builds them
 (cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults), and returns
-wall time, the ideal (critical-path calls x latency / concurrency, as
+wall time, the ideal (critical-path calls x latency / min(concurrency, games), as
 bench_tournament.efficiency), this process's CPU (the server's is its own process) and
 the peak of calls in flight. `real_grid()` runs it for every kind at every latency and
 width (`python -m benchmarks efficiency --real`).
 
-Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (64),
+Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (32),
 BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
 (all four).
 """
@@ -124,7 +124,8 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
         steps = 0
         for t in load_results(folder / "t").transcripts():
             steps += sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
-        ideal = steps * latency_s / concurrency
+        # fewer games than the width: only that many run at once
+        ideal = steps * latency_s / min(concurrency, games)
         return {"kind": kind, "games": games, "concurrency": concurrency,
                 "latency_ms": round(latency_s * 1000), "critical_path_calls": steps,
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
@@ -138,7 +139,7 @@ def _ints(name: str, default: str) -> list[int]:
 
 def real_grid() -> dict[str, Any]:
     """Efficiency and CPU per step of every kind at every latency x width."""
-    games = int(os.environ.get("BENCH_REAL_GAMES", 64))
+    games = int(os.environ.get("BENCH_REAL_GAMES", 32))
     kinds = [k for k in os.environ.get("BENCH_REAL_KINDS", ",".join(KINDS)).split(",") if k]
     rows = [real_tournament(kind, games, conc, ms / 1000)
             for kind in kinds
