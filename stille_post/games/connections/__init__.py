@@ -200,6 +200,7 @@ GAME = GameDefinition(
     metrics="stille_post.games.connections.metrics:compute_metrics",
     charts="stille_post.games.connections.charts:charts",
     layout="layout.js",
+    rulebook="stille_post.games.connections.rulebook:HOOKS",
     hidden_options=("personas", "min_zipf", "max_clue_chars", "max_clue_words",
                     "decision_timeout_s"),
 )

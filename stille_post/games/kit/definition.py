@@ -78,7 +78,8 @@ BotFactory = Callable[["BotContext"], Player]
 SetupFn = Callable[["SetupContext"], "Engine[Any]"]
 
 
-def _resolve(ref: str) -> Any:
+def resolve(ref: str) -> Any:
+    """A "module:attr" reference, imported when first needed."""
     module, _, attr = ref.partition(":")
     return getattr(import_module(module), attr)
 
@@ -109,6 +110,9 @@ class GameDefinition:
     # Formats of logs played elsewhere: CLI name -> "module:attr" of a kit LogFormat
     # (`stille-post import GAME NAME PATH...`), imported only when an import runs.
     importers: Mapping[str, str] = field(default_factory=dict)
+    # "module:attr" of the kit RulebookHooks its spec/*.yaml scenarios need, if any
+    # (imported only when the rulebook runs).
+    rulebook: str | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -133,10 +137,10 @@ class GameDefinition:
         return [self.roles[0].default_bot] * n
 
     def metrics_fn(self) -> Callable[..., dict[str, Any]] | None:
-        return _resolve(self.metrics) if self.metrics else None
+        return resolve(self.metrics) if self.metrics else None
 
     def charts_fn(self) -> Callable[[dict[str, Any]], dict[str, str]] | None:
-        return _resolve(self.charts) if self.charts else None
+        return resolve(self.charts) if self.charts else None
 
     def importer(self, name: str) -> LogFormat:
         if name not in self.importers:
@@ -144,7 +148,7 @@ class GameDefinition:
 
             known = ", ".join(self.importers) or "none"
             raise ConfigError(f"{self.name} imports no {name!r} logs; its formats: {known}")
-        fmt: LogFormat = _resolve(self.importers[name])
+        fmt: LogFormat = resolve(self.importers[name])
         return fmt
 
     def layout_source(self) -> str | None:

@@ -137,6 +137,7 @@ GAME = GameDefinition(
     },
     metrics="stille_post.games.stille_post.metrics:compute_metrics",
     layout="layout.js",
+    rulebook="stille_post.games.stille_post.rulebook:HOOKS",
     hidden_options=("pinned",),
 )
 
