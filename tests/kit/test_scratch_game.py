@@ -110,3 +110,11 @@ def test_copied_into_the_package_it_passes_and_ships(tmp_path: Path) -> None:
     inside = set(zipfile.ZipFile(wheel).namelist())
     for name in ("__init__.py", "game.py", "data/numbers.txt", "spec/rounds.yaml"):
         assert f"stille_post/games/{FOLDER}/{name}" in inside, name
+
+
+def test_an_expected_refusal_that_does_not_come_fails(scratch: GameDefinition) -> None:
+    case = next(c for c in cases(scratch) if c.name == "one-seat-is-refused")
+    wrong = {**case.scenario, "given": {"config": {"num_players": 2, "rounds": 1}}}
+    problems = run_case(scratch, Case(case.game, case.file, case.name, wrong))
+    assert problems == ["then.error: expected a refusal containing '--num-players', "
+                        "got 'no error'"]
