@@ -25,6 +25,7 @@ from stille_post.core.events import Event
 from stille_post.core.outcome import OutcomeSummary
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import canonical_text
+from stille_post.games.kit.config import GameConfig
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.rulebook import scenario_files
 from stille_post.games.kit.scenarios import hooks_of
@@ -41,6 +42,8 @@ SEEDS = (1, 2, 3)
 def test_definition_is_consistent(game: GameDefinition) -> None:
     field = game.config.model_fields.get("num_players")
     assert field is not None, "every config has num_players"
+    if game.package.startswith("stille_post.games."):
+        assert issubclass(game.config, GameConfig), "a built-in game's options are a GameConfig"
     assert field.get_default() == game.players.default
     assert len(game.seats_by_default(game.players.default)) == game.players.default
     for role in game.roles:

@@ -1,5 +1,6 @@
 """The game kit: what every game is built from, so that adding a game is one folder.
 
+- `config`: `GameConfig`, the base of every game's options;
 - `definition`: the declarative `GameDefinition` (options, roles, player range, bots,
   metrics, charts, event vocabulary, viewer layout, presets);
 - `setup`: from options and seat specs to a prepared engine (`prepare`);
@@ -17,6 +18,7 @@
 from stille_post.core.outcome import GameOutcome, OutcomeSummary
 from stille_post.games.kit.asking import Answer, Pending
 from stille_post.games.kit.channels import Channel, run_channels
+from stille_post.games.kit.config import GameConfig
 from stille_post.games.kit.definition import (
     EventKind,
     GameDefinition,
@@ -30,7 +32,7 @@ from stille_post.games.kit.table import GameVoid, Table
 from stille_post.players.generation import GenerationConfig
 
 __all__ = [
-    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition", "GameOutcome",
-    "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
+    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameConfig", "GameDefinition",
+    "GameOutcome", "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
     "PreparedGame", "Preset", "Role", "SetupContext", "Table", "prepare", "run_channels",
 ]

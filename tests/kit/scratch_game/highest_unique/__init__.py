@@ -10,29 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from stille_post.games.kit import (
     BotContext,
     EventKind,
+    GameConfig,
     GameDefinition,
     PlayerRange,
     Role,
     SetupContext,
     Table,
 )
+from stille_post.games.kit.config import repair_field, seats_field, timeout_field
 from stille_post.players.base import Action, Decision, Player
 
 from .game import NAME, HighestUniqueGame, Prompts
 
 
-class HighestUniqueConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    num_players: int = Field(3, ge=2, le=6, description="seats")
+class HighestUniqueConfig(GameConfig):
+    num_players: int = seats_field(3, ge=2, le=6)
     rounds: int = Field(3, ge=1, le=20, description="rounds of picks")
-    repair_attempts: int = Field(1, ge=0, le=3, description="re-asks on a bad pick")
-    decision_timeout_s: float = Field(30.0, gt=0, description="answer deadline")
+    repair_attempts: int = repair_field("re-asks on a bad pick", le=3)
+    decision_timeout_s: float = timeout_field(default=30.0)
 
 
 class PickBot:
