@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from stille_post.core.errors import UsageError
+from stille_post.core.errors import UnknownPlayerError, UsageError
 from stille_post.core.rng import Rng, derive_rng
 from stille_post.games.kit.data import DataFile, DataLedger
 from stille_post.players.base import Player, PromptBook
@@ -98,6 +98,7 @@ class BotContext:
     rng: random.Random
     config: Any
     setup: Any = None
+    args: Mapping[str, str] = field(default_factory=dict)  # from the seat spec: p=0.3
 
 
 @dataclass
@@ -138,14 +139,23 @@ class SetupContext:
                 assert defaults is not None
                 spec = defaults[seat - 1]
             raw.append(role.default_bot if spec.strip() in ("bot", "bot:") else spec)
-        return [parse_seat_spec(text, d.bot_names) for text in raw]
+        if d.seat_alias is not None:
+            raw = [d.seat_alias(text) for text in raw]
+        specs = [parse_seat_spec(text, d.bot_names) for text in raw]
+        for parsed in specs:
+            takes = d.bot_params.get(parsed.bot or "", ())
+            if any(k not in takes for k, _ in parsed.bot_args):
+                accepted = ", ".join(f"{k}=..." for k in takes) or "no arguments"
+                raise UnknownPlayerError(f"{parsed.raw!r}: bot {parsed.bot} takes {accepted}")
+        return specs
 
     def player(self, seat: int, spec: SeatSpec, setup: Any = None) -> Player:
         """The player for one seat. Bots get an rng derived from (seed, seat, bot), so
         swapping one bot never shifts another's draws or the game's."""
         if spec.bot is not None:
             rng = derive_rng(self.seed, "seat", seat, spec.bot)
-            ctx = BotContext(self.seed, seat, spec.bot, rng, self.config, setup)
+            ctx = BotContext(self.seed, seat, spec.bot, rng, self.config, setup,
+                             dict(spec.bot_args))
             return self.definition.bots[spec.bot](ctx)
         prompts = self.definition.prompts
         if spec.human is not None:  # a person: `stille-post play` only
@@ -209,6 +219,12 @@ class GameDefinition:
     # Formats of logs played elsewhere: CLI name -> "module:attr" of a kit LogFormat
     # (`stille-post import GAME NAME PATH...`), imported only when an import runs.
     importers: Mapping[str, str] = field(default_factory=dict)
+    # bot name -> the arguments its seat spec may carry (`oracle:p=0.3`); a bot not
+    # named here takes none
+    bot_params: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # A game's own shorthand for a seat spec, rewritten before parsing
+    # (Connections: oracle-p30 -> oracle:p=0.3); it returns other text unchanged.
+    seat_alias: Callable[[str], str] | None = None
     # "module:attr" of the kit RulebookHooks its spec/*.yaml scenarios need, if any
     # (imported only when the rulebook runs).
     rulebook: str | None = None
