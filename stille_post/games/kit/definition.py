@@ -225,6 +225,9 @@ class GameDefinition:
     # A game's own shorthand for a seat spec, rewritten before parsing
     # (Connections: oracle-p30 -> oracle:p=0.3); it returns other text unchanged.
     seat_alias: Callable[[str], str] | None = None
+    # (engine) -> header facts of a prepared game, beside the engine's own
+    # (`Engine.header_extra`): what only set-up knows, without subclassing the engine
+    header: Callable[[Any], Mapping[str, Any]] | None = None
     # "module:attr" of the kit RulebookHooks its spec/*.yaml scenarios need, if any
     # (imported only when the rulebook runs).
     rulebook: str | None = None

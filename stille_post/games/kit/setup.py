@@ -104,6 +104,8 @@ class PreparedGame:
 
     def header_extra(self) -> dict[str, Any]:
         extra = dict(self.engine.header_extra())
+        if self.definition.header is not None:
+            extra.update(self.definition.header(self.engine))
         if self.data.files:
             extra["data"] = self.data.to_json()
         return extra
