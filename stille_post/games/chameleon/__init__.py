@@ -149,6 +149,7 @@ GAME = GameDefinition(
     charts="stille_post.games.chameleon.charts:charts",
     hidden_options=("theory", "alpha"),
     layout="layout.js",
+    rulebook="stille_post.games.chameleon.rulebook:HOOKS",
 )
 
 __all__ = ["GAME", "ChameleonConfig", "ChameleonGame", "playable_cards"]
