@@ -88,10 +88,10 @@ class AdherenceReport:
             seats = sorted(int(s) for s in (t.result or {}).get("placements") or {})
             won = game.won or (False,) * game.n
             for i, ((label, _rank), w) in enumerate(zip(game.seats, won, strict=True)):
-                seat = seats[i] if i < len(seats) else None
+                mine = {seats[i]} if i < len(seats) else set()
                 if clean:
                     bucket = "clean"
-                elif forfeited - {seat}:
+                elif forfeited - mine:
                     bucket = "opponent_forfeited"
                 else:
                     continue  # only this seat forfeited: neither kind of game

@@ -158,10 +158,10 @@ class AdherenceLog:
         for s, row in self.seats.items():
             out[s].add(row)
         for e in events:
-            row = out.get(e.actor) if e.actor is not None else None
-            if row is None:
+            found = out.get(e.actor) if e.actor is not None else None
+            if found is None:
                 continue
-            d = e.data
+            row, d = found, e.data
             if e.type == "tool_refused":
                 row.errors[refused_kind(str(d.get("reason", "")))] += 1
                 row.valid_first_try = max(0, row.valid_first_try - 1)
