@@ -18,11 +18,13 @@ from stille_post.core.outcome import GameOutcome, OutcomeSummary
 from stille_post.games.kit.asking import Answer, Pending
 from stille_post.games.kit.channels import Channel, run_channels
 from stille_post.games.kit.definition import (
+    MODEL_SEAT,
     EventKind,
     GameDefinition,
     PlayerRange,
     Preset,
     Role,
+    Trial,
 )
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.setup import BotContext, PreparedGame, SetupContext, prepare
@@ -30,7 +32,8 @@ from stille_post.games.kit.table import GameVoid, Table
 from stille_post.players.generation import GenerationConfig
 
 __all__ = [
-    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition", "GameOutcome",
-    "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
-    "PreparedGame", "Preset", "Role", "SetupContext", "Table", "prepare", "run_channels",
+    "MODEL_SEAT", "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition",
+    "GameOutcome", "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending",
+    "PlayerRange", "PreparedGame", "Preset", "Role", "SetupContext", "Table", "Trial",
+    "prepare", "run_channels",
 ]

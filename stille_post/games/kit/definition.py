@@ -74,6 +74,21 @@ class Preset:
     options: Mapping[str, Any]
 
 
+MODEL_SEAT = "{model}"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The game the local proving ground plays with a real model (`stille-post
+    local-models`, docs/adherence.md): the seats, one of them `MODEL_SEAT`, and the
+    shortest options that still ask every kind of decision the game has; `baseline` is
+    the bot that takes the model's seat in the bot row beside it."""
+
+    players: tuple[str, ...]
+    options: Mapping[str, Any]
+    baseline: str
+
+
 BotFactory = Callable[["BotContext"], Player]
 SetupFn = Callable[["SetupContext"], "Engine[Any]"]
 
@@ -109,6 +124,7 @@ class GameDefinition:
     # Formats of logs played elsewhere: CLI name -> "module:attr" of a kit LogFormat
     # (`stille-post import GAME NAME PATH...`), imported only when an import runs.
     importers: Mapping[str, str] = field(default_factory=dict)
+    trial: Trial | None = None  # what the local proving ground plays (None: not played)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
