@@ -11,15 +11,8 @@ from stille_post.games.elimination.bots import BOTS, default_seats
 from stille_post.games.elimination.config import EliminationConfig
 from stille_post.games.elimination.game import GAME_NAME, EliminationEngine
 from stille_post.games.elimination.prompts import PROMPTS, repair_text
-from stille_post.games.kit.definition import (
-    MODEL_SEAT,
-    EventKind,
-    GameDefinition,
-    PlayerRange,
-    Preset,
-    Role,
-    Trial,
-)
+from stille_post.games.kit import MODEL_SEAT, Trial
+from stille_post.games.kit.definition import EventKind, GameDefinition, PlayerRange, Preset, Role
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.setup import SetupContext
 from stille_post.games.kit.table import Table

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from stille_post.core.events import Event
@@ -91,14 +91,8 @@ class SeatAdherence:
     forfeited_for: Counter[str] = field(default_factory=Counter)  # the last error's kind
 
     def add(self, other: SeatAdherence) -> None:
-        self.decisions += other.decisions
-        self.valid_first_try += other.valid_first_try
-        self.reasked += other.reasked
-        self.reasks += other.reasks
-        self.forfeits += other.forfeits
-        self.over_limit += other.over_limit
-        self.errors.update(other.errors)
-        self.forfeited_for.update(other.forfeited_for)
+        for f in fields(self):  # counts add, and so do the counters (all positive)
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def to_json(self) -> dict[str, Any]:
         return {"decisions": self.decisions, "valid_first_try": self.valid_first_try,
