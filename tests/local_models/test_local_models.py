@@ -3,21 +3,25 @@ server (fake/llama_cpp/server.py): its table, and every bad input as one line.""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import os
 import socket
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from stille_post.cli import local_server
+from stille_post.cli import local_models, local_server
+from stille_post.cli.llm_seats import llm_session
 from stille_post.core.errors import UsageError
+from stille_post.session import play_game
 from tests import clirun
 from tests.local_models.fake.llama_cpp.server import serve as fake_server
+from tests.providers._helpers import comparable
 
 FAKE = Path(__file__).parent / "fake"
 pytestmark = pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])
@@ -104,41 +108,72 @@ def server_replying(request: pytest.FixtureRequest) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.mark.parametrize("server_replying", ["apple"], indirect=True)
-def test_the_table_has_a_row_per_game_and_model(tmp_path: Path, server_replying: str) -> None:
-    done = clirun.run_cli("local-models", "--server", server_replying, "--model", "tiny",
-                          "--out", str(tmp_path), "--json")
+def _rows(url: str, tmp_path: Path, *args: str) -> dict[tuple[str, str], dict[str, Any]]:
+    done = clirun.run_cli("local-models", "--server", url, "--model", "tiny",
+                          "--out", str(tmp_path), "--json", *args)
     assert done.returncode == 0, done.stderr
-    rows = {(r["game"], r["model"]): r for r in json.loads(done.stdout)["rows"]}
-    games = ("stille-post", "connections", "elimination", "chameleon")
-    assert {g for g, _ in rows} == set(games) and len(rows) == 8
+    assert "HTTP/1" not in done.stderr  # no request log lines
+    return {(r["game"], r["model"]): r for r in json.loads(done.stdout)["rows"]}
+
+
+def _check_rows(rows: dict[tuple[str, str], dict[str, Any]], games: tuple[str, ...]) -> None:
+    """A bot row and a model row per game; the bots are always valid, and the stand-in's
+    "apple" is no vote: every game re-asks it somewhere."""
+    assert {g for g, _ in rows} == set(games) and len(rows) == 2 * len(games)
     for g in games:
         model = rows[(g, "tiny")]
         bot = next(r for (g2, m), r in rows.items() if g2 == g and m.startswith("bot:"))
         assert bot["valid_first_try"]["rate"] == 1.0 and bot["forfeits"]["count"] == 0
+        assert bot["decisions"] > 0 and bot["input_tokens_per_decision"] == 0
         assert model["decisions"] > 0
         assert model["input_tokens_per_decision"] >= 100  # the stand-in's 100 per call
         assert model["seconds_per_decision"] is not None
-    # "apple" is no vote and no tool call: the Elimination Game refuses it and re-asks.
-    elim = rows[("elimination", "tiny")]
-    assert elim["valid_first_try"]["rate"] < 1 and elim["reasks"]["count"] > 0
-    assert elim["errors"]["text_not_vote"] + elim["errors"]["no_tool"] > 0
-    table = clirun.run_cli("local-models", "--server", server_replying, "--model", "tiny",
-                           "--out", str(tmp_path), "--game", "connections", "--no-baselines",
-                           env={**os.environ, "COLUMNS": "200"})
-    assert "HTTP/1" not in table.stderr  # no request log lines
-    assert table.returncode == 0 and "connections" in table.stdout and "bot:" not in table.stdout
+        assert model["valid_first_try"]["rate"] < 1 and model["reasks"]["count"] > 0
+        errors = model["errors"]
+        assert sum(errors.values()) >= model["reasks"]["count"]
+
+
+@pytest.mark.parametrize("server_replying", ["apple"], indirect=True)
+def test_the_table_and_a_recorded_game(tmp_path: Path, server_replying: str,
+                                       capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot row and a model row; and `--record DIR` writes the cassette, setup and
+    transcript of the game (how the real-model cassettes are made), which replays offline
+    into the same game."""
+    record = tmp_path / "rec"
+    rows = _rows(server_replying, tmp_path, "--game", "chameleon", "--record", str(record))
+    _check_rows(rows, ("chameleon",))
+    assert rows[("chameleon", "tiny")]["errors"]["text_not_vote"] > 0  # "apple" as a vote
+    monkeypatch.setenv("COLUMNS", "200")
+    local_models.print_table(list(rows.values()))
+    assert "valid 1st try" in capsys.readouterr().out
+
+    setup = json.loads((record / "chameleon.json").read_text(encoding="utf-8"))
+    assert setup["players"][0] == f"openai-compatible:tiny@{server_replying}"
+    out = tmp_path / "replay.jsonl"
+    with llm_session(online=False, record=None, replay=record / "chameleon.yaml") as factory:
+        asyncio.run(play_game("chameleon", seed=setup["seed"], out=out,
+                              players=setup["players"], options=setup["options"],
+                              llm_factory=factory))
+    assert comparable(out) == comparable(record / "chameleon.transcript.jsonl")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server_replying", ["apple"], indirect=True)
+def test_every_game_has_its_rows(tmp_path: Path, server_replying: str) -> None:
+    _check_rows(_rows(server_replying, tmp_path),
+                ("stille-post", "connections", "elimination", "chameleon"))
 
 
 @pytest.mark.parametrize("server_replying", [""], indirect=True)
 def test_a_model_that_answers_nothing_is_one_line(tmp_path: Path, server_replying: str) -> None:
     done = clirun.run_cli("local-models", "--server", server_replying, "--model", "tiny",
-                          "--out", str(tmp_path), "--game", "connections", "--no-baselines")
+                          "--out", str(tmp_path), "--game", "chameleon", "--no-baselines")
     # Progress lines, then the error as one line.
     assert done.returncode == 2 and "Traceback" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("error: tiny at http://127.0.0.1:")
-    assert "answered nothing in connections (4 decisions" in last
+    assert "answered nothing in chameleon (" in last
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -150,3 +185,4 @@ def test_bad_arguments_are_one_line(tmp_path: Path, args: list[str], message: st
     done = clirun.run_cli("local-models", "--out", str(tmp_path), *args)
     assert done.returncode == 2 and message in done.stderr
     assert done.stderr.strip().count("\n") == 0
+
