@@ -112,6 +112,7 @@ GAME = GameDefinition(
     },
     metrics="stille_post.games.chameleon.metrics:compute_metrics",
     layout="layout.js",
+    rulebook="stille_post.games.chameleon.rulebook:HOOKS",
     # The local proving ground's game: the model's seat is the chameleon or not, as the
     # seed draws it.
     trial=Trial((MODEL_SEAT, "heuristic", "heuristic", "heuristic"), {}, "heuristic"),
