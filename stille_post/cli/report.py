@@ -35,6 +35,9 @@ def register(app: typer.Typer) -> None:
         labels: Annotated[Path | None, typer.Option(
             "--labels", help="display names (TOML): \"model-key\" = \"Name\" per line")]
         = None,
+        clean_only: Annotated[bool, typer.Option(
+            "--clean-only", help="rate only the games in which no seat forfeited a "
+                                 "decision (the error-survival check)")] = False,
     ) -> None:
         """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
         from stille_post.tournament.report import (
@@ -61,7 +64,8 @@ def register(app: typer.Typer) -> None:
         try:
             data = build_report(results_dir, passes=passes, seed=seed, workers=workers,
                                 labels=names, cache=not no_cache,
-                                progress=Console(stderr=True).is_terminal)
+                                progress=Console(stderr=True).is_terminal,
+                                clean_only=clean_only)
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
@@ -99,9 +103,10 @@ def _print(console: Console, data: dict[str, Any]) -> None:
                       _f(r["win_rate"]), f"{lo:.2f}–{hi:.2f}", _f(r["partial_points"]),
                       _f(r.get("partial_points_sum")), _f(r["dollars"]))
     console.print(board)
+    _print_adherence(console, data)
     per_player = data["metrics"]["per_player"]
-    if per_player:
-        names = sorted({k for v in per_player.values() for k in v})
+    if any(k != "adherence" for v in per_player.values() for k in v):
+        names = sorted({k for v in per_player.values() for k in v} - {"adherence"})
         t = Table(title="game metrics per player")
         t.add_column("metric")
         for p in per_player:
@@ -116,3 +121,34 @@ def _print(console: Console, data: dict[str, Any]) -> None:
         for row in table["rows"]:
             t.add_row(*(_f(v) for v in row))
         console.print(t)
+
+
+def _pct(cell: Any) -> str:
+    if not isinstance(cell, dict) or cell.get("rate") is None:
+        return "–"
+    lo, hi = cell["ci"]
+    return f"{100 * cell['rate']:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})"
+
+
+def _print_adherence(console: Console, data: dict[str, Any]) -> None:
+    """The adherence table (95% Wilson intervals) and the error-survival flag."""
+    rows = {p: v["adherence"] for p, v in data["metrics"]["per_player"].items()
+            if "adherence" in v}
+    if rows:
+        t = Table(title="rule adherence (95% CI)")
+        for col in ("player", "decisions", "valid 1st try", "re-asked", "forfeited",
+                    "over limit"):
+            t.add_column(col, justify="left" if col == "player" else "right")
+        for p, a in rows.items():
+            t.add_row(p, str(a["decisions"]), _pct(a["valid_first_try"]), _pct(a["reasks"]),
+                      _pct(a["forfeits"]), _pct(a["over_limit"]))
+        console.print(t)
+    s = data.get("error_survival") or {}
+    if s.get("clean_only"):
+        console.print(f"[bold]--clean-only[/]: rated on the {s['clean_games']} games without a "
+                      f"forfeit ({s['games_with_forfeits']} left out)")
+    elif s.get("top_ranks_change"):
+        console.print(f"[yellow]warning:[/] the top ranks change when the "
+                      f"{s['games_with_forfeits']} games with forfeits are left out "
+                      f"({', '.join(s['top'])} -> {', '.join(s['clean_top'] or ['none'])}); "
+                      "see --clean-only")

@@ -85,3 +85,5 @@ class GameOutcome:
     placements: dict[int, int]
     summary: OutcomeSummary = field(default_factory=OutcomeSummary)
     usage: dict[int, Usage] = field(default_factory=dict)
+    # Per seat: how its decisions went (games/kit/adherence.py), as the result line holds it.
+    adherence: dict[int, dict[str, Any]] = field(default_factory=dict)

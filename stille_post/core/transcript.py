@@ -137,20 +137,22 @@ class TranscriptWriter:
         placements: Mapping[int, int] | None = None,
         usage: Mapping[int, Mapping[str, Any]] | None = None,
         summary: Mapping[str, Any] | None = None,
+        adherence: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> None:
         if self._fh is None:
             raise RuntimeError(f"transcript {self.path} is already closed")
-        self._buffer.append(_ENCODE(
-            {
-                "kind": "result",
-                "status": status,
-                "reason": reason,
-                "placements": {str(k): v for k, v in (placements or {}).items()},
-                "usage": {str(k): dict(v) for k, v in (usage or {}).items()},
-                "summary": dict(summary or {}),
-                "timing": {"seconds": round(time.monotonic() - self._t0, 4)},
-            }
-        ))
+        line: dict[str, Any] = {
+            "kind": "result",
+            "status": status,
+            "reason": reason,
+            "placements": {str(k): v for k, v in (placements or {}).items()},
+            "usage": {str(k): dict(v) for k, v in (usage or {}).items()},
+            "summary": dict(summary or {}),
+        }
+        if adherence:  # absent from transcripts written before it existed, and from aborts
+            line["adherence"] = {str(k): dict(v) for k, v in adherence.items()}
+        line["timing"] = {"seconds": round(time.monotonic() - self._t0, 4)}
+        self._buffer.append(_ENCODE(line))
         self._drain()
         if self.fsync:
             os.fsync(self._fh.fileno())

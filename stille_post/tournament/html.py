@@ -26,7 +26,8 @@ def render_html(report: dict[str, Any]) -> str:
                              undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
     per_player = report["metrics"]["per_player"]
-    metric_names = sorted({k for v in per_player.values() for k in v})
+    # Adherence has its own table beside the leaderboard.
+    metric_names = sorted({k for v in per_player.values() for k in v} - {"adherence"})
     charts = all_charts(report["leaderboard"])
     charts.update(game_charts(report))
     return env.get_template("report.html.j2").render(

@@ -20,13 +20,15 @@ from stille_post.core.transcript import Transcript
 from stille_post.providers.base import Usage
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.tournament import ratings
+from stille_post.tournament.adherence import AdherenceReport
 from stille_post.tournament.metrics import metrics_for, normalise
 from stille_post.tournament.results import Results, load_results
 
 
 def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: int = 0,
                  workers: int | None = None, labels: Mapping[str, str] | None = None,
-                 cache: bool = True, progress: bool = False) -> dict[str, Any]:
+                 cache: bool = True, progress: bool = False,
+                 clean_only: bool = False) -> dict[str, Any]:
     """`labels` maps a player label (a model key) to the name to show: the leaderboard's
     `player`, the metrics' players and the charts then use it, and `model` keeps the key.
 
@@ -34,24 +36,28 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
     `ratings.auto_workers`) never changes the result. With `cache`, the report is kept
     in the folder's `.report-cache/`, keyed by everything it depends on (`_cache_key`),
     and a second report of the same games and settings is read back instead of being
-    recomputed. `progress` shows a progress bar with an estimated time on stderr."""
+    recomputed. `progress` shows a progress bar with an estimated time on stderr.
+    `clean_only` rates only the games in which no seat forfeited a decision
+    (tournament/adherence.py); the metrics still cover every game."""
     results = load_results(folder)
-    key = _cache_key(folder, results, passes, seed, labels) if cache else None
+    key = _cache_key(folder, results, passes, seed, labels, clean_only) if cache else None
     if key is not None:
         hit = _read_cache(folder, key)
         if hit is not None:
             hit["folder"] = str(folder)
             return hit
     with _Bar(progress) as bar:
-        data = _compute(folder, results, passes, seed, workers, labels, bar)
+        data = _compute(folder, results, passes, seed, workers, labels, bar, clean_only)
     if key is not None:
         data = _write_cache(folder, key, data)
     return data
 
 
 def _compute(folder: Path, results: Results, passes: int, seed: int, workers: int | None,
-             labels: Mapping[str, str] | None, bar: _Bar) -> dict[str, Any]:
+             labels: Mapping[str, str] | None, bar: _Bar, clean_only: bool = False
+             ) -> dict[str, Any]:
     rated: list[ratings.RatedGame] = []
+    adherence = AdherenceReport()
     spend: defaultdict[str, float] = defaultdict(float)
     tokens: Counter[str] = Counter()
     bad = set(results.broken)
@@ -62,7 +68,8 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         for t in results.transcripts(completed_only=True):
             bar.advance()
             g = _rated(t)
-            if g is not None:
+            clean = adherence.feed(t, g)
+            if g is not None and (clean or not clean_only):
                 rated.append(g)
             for seat, info in t.seats.items():
                 label = str(info.get("player", f"seat {seat}"))
@@ -92,8 +99,19 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         row["dollars_per_game"] = spend[row["player"]] / row["games"] if row["games"] else 0.0
         row["partial_points_sum"] = points_sum[row["player"]]
         row["model"] = row["player"]
+    for label, row in adherence.per_player().items():
+        metrics["per_player"].setdefault(label, {})["adherence"] = row
+    if adherence.players:
+        metrics["tables"]["rule adherence: refused replies by kind"] = adherence.errors_table()
+    survival = adherence.survival(board, lambda games: ratings.leaderboard(
+        games, passes=passes, seed=seed, workers=workers))
+    survival["clean_only"] = clean_only
     if labels:
         _display(board, metrics, labels)
+        survival["players"] = {labels.get(k, k): v for k, v in survival["players"].items()}
+        for key in ("top", "clean_top"):
+            if survival[key] is not None:
+                survival[key] = [labels.get(k, k) for k in survival[key]]
     return {
         "game": results.config.game,
         "folder": str(folder),
@@ -113,6 +131,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
                                 "sigma": r["sigma"]} for r in board]},
         "leaderboard": board,
         "metrics": metrics,
+        "error_survival": survival,
     }
 
 
@@ -134,7 +153,7 @@ def _stamp(path: Path) -> list[int]:
 
 
 def _cache_key(folder: Path, results: Results, passes: int, seed: int,
-               labels: Mapping[str, str] | None) -> str:
+               labels: Mapping[str, str] | None, clean_only: bool = False) -> str:
     """Everything the report depends on: each indexed game (its index row, and its
     transcript's size, times and inode), the missing and broken lists, the tournament's
     config, the rating settings, the display names, the package version and the code
@@ -142,7 +161,11 @@ def _cache_key(folder: Path, results: Results, passes: int, seed: int,
     from stille_post import __version__
 
     fn = metrics_for(results.config.game)
-    code = [Path(__file__), Path(ratings.__file__)]
+    from stille_post.games.kit import adherence as kit_adherence
+    from stille_post.tournament import adherence as report_adherence
+
+    code = [Path(__file__), Path(ratings.__file__), Path(report_adherence.__file__),
+            Path(kit_adherence.__file__)]
     source = inspect.getsourcefile(fn) if fn is not None else None
     if source:
         code.append(Path(source))
@@ -153,7 +176,7 @@ def _cache_key(folder: Path, results: Results, passes: int, seed: int,
         "config": results.config.to_json(), "passes": passes, "seed": seed,
         "ratings": [ratings.MU, ratings.SIGMA, ratings.BETA, ratings.TAU,
                     ratings.DRAW_PROBABILITY, ratings.DEFAULT_BOOTSTRAP],
-        "labels": sorted(labels.items()) if labels else None,
+        "labels": sorted(labels.items()) if labels else None, "clean_only": clean_only,
         "missing": results.missing, "broken": results.broken,
     }, sort_keys=True, default=str).encode())
     for row in results.rows:

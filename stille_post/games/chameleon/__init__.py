@@ -21,6 +21,7 @@ from stille_post.games.chameleon.game import GAME_NAME, ChameleonGame
 from stille_post.games.chameleon.prompts import PROMPTS
 from stille_post.games.chameleon.theory.model import CATEGORY
 from stille_post.games.kit import (
+    MODEL_SEAT,
     BotContext,
     EventKind,
     GameDefinition,
@@ -28,6 +29,7 @@ from stille_post.games.kit import (
     Preset,
     Role,
     SetupContext,
+    Trial,
 )
 from stille_post.players.base import Player
 
@@ -150,6 +152,9 @@ GAME = GameDefinition(
     hidden_options=("theory", "alpha"),
     layout="layout.js",
     rulebook="stille_post.games.chameleon.rulebook:HOOKS",
+    # The local proving ground's game: the model's seat is the chameleon or not, as the
+    # seed draws it.
+    trial=Trial((MODEL_SEAT, "heuristic", "heuristic", "heuristic"), {}, "heuristic"),
 )
 
 __all__ = ["GAME", "ChameleonConfig", "ChameleonGame", "playable_cards"]

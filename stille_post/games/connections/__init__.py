@@ -25,6 +25,7 @@ from stille_post.games.connections.config import ConnectionsConfig
 from stille_post.games.connections.game import GAME_NAME, ConnectionsGame
 from stille_post.games.connections.prompts import PROMPTS
 from stille_post.games.kit import (
+    MODEL_SEAT,
     BotContext,
     EventKind,
     GameDefinition,
@@ -33,6 +34,7 @@ from stille_post.games.kit import (
     Role,
     SetupContext,
     Table,
+    Trial,
 )
 from stille_post.games.kit.data import DataFile
 from stille_post.players.base import Player
@@ -196,6 +198,9 @@ GAME = GameDefinition(
     seat_alias=_oracle_alias,
     hidden_options=("personas", "min_zipf", "max_clue_chars", "max_clue_words",
                     "decision_timeout_s"),
+    # The local proving ground's game: the model gives clues and guesses beside a
+    # semantic guesser.
+    trial=Trial(("frequency", MODEL_SEAT, "semantic"), {"max_attempts": 4}, "semantic"),
 )
 
 __all__ = ["GAME", "ConnectionsConfig", "ConnectionsGame"]

@@ -172,7 +172,8 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
                 return normalise(raw), data
 
             answer = await self.table.ask(self.setter, P.SECRET_WORD, observe=self._observe,
-                                          validate=validate, on_failure="void")
+                                          validate=validate, on_failure="void",
+                                          tools=(P.TOOL_OF[P.SECRET_WORD],))
             word, call = answer.unwrap()
         self.secret = word
         data: dict[str, Any] = {"seat": self.setter, "word": word,
@@ -216,7 +217,7 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         self.emit("attempt_start", actor=giver, attempt=self.attempt, giver=giver,
                   prefix=prefix, text=P.attempt_text(self.attempt, giver, prefix))
         answer = await self.table.ask(giver, P.CLUE, observe=self._observe,
-                                      validate=self._validate_clue)
+                                      validate=self._validate_clue, tools=(P.TOOL_OF[P.CLUE],))
         if not answer.ok:
             self._forfeit(giver, P.CLUE, answer.failure or "")
             self._record(giver, prefix, None, None, {}, rules.WRONG, ())
@@ -237,7 +238,7 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         guessing = [s for s in self.seats if s != giver]
         answers = await self.table.ask_all(
             guessing, P.GUESS, observe=self._observe,
-            validate=self._validate_guess)
+            validate=self._validate_guess, tools=(P.TOOL_OF[P.GUESS],))
         guesses: dict[int, str | None] = {}
         for seat, ans in answers.items():
             if ans.ok:

@@ -11,6 +11,7 @@ from stille_post.games.elimination.bots import BOTS, default_seats
 from stille_post.games.elimination.config import EliminationConfig
 from stille_post.games.elimination.game import GAME_NAME, EliminationEngine
 from stille_post.games.elimination.prompts import PROMPTS, repair_text
+from stille_post.games.kit import MODEL_SEAT, Trial
 from stille_post.games.kit.definition import EventKind, GameDefinition, PlayerRange, Preset, Role
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.setup import SetupContext
@@ -76,6 +77,9 @@ GAME = GameDefinition(
     rulebook="stille_post.games.elimination.rulebook:HOOKS",
     hidden_options=("max_message_chars", "reason_words", "decision_timeout_s",
                     "repair_attempts"),
+    # The local proving ground's game: the short preset's table, one private subround.
+    trial=Trial((MODEL_SEAT, "loyal", "sheep", "random"),
+                {"num_players": 4, "private_subrounds": 1}, "loyal"),
 )
 
 __all__ = ["EVENTS", "GAME", "EliminationConfig", "EliminationEngine"]

@@ -21,6 +21,7 @@ from stille_post.games.kit.asking import Answer, Pending
 from stille_post.games.kit.channels import Channel, run_channels
 from stille_post.games.kit.config import GameConfig
 from stille_post.games.kit.definition import (
+    MODEL_SEAT,
     BotContext,
     EventKind,
     GameDefinition,
@@ -28,6 +29,7 @@ from stille_post.games.kit.definition import (
     Preset,
     Role,
     SetupContext,
+    Trial,
 )
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.setup import PreparedGame, prepare
@@ -35,7 +37,8 @@ from stille_post.games.kit.table import GameVoid, Table
 from stille_post.players.generation import GenerationConfig
 
 __all__ = [
-    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameConfig", "GameDefinition",
-    "GameOutcome", "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
-    "PreparedGame", "Preset", "Role", "SetupContext", "Table", "prepare", "run_channels",
+    "MODEL_SEAT", "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameConfig",
+    "GameDefinition", "GameOutcome", "GameVoid", "GenerationConfig", "OutcomeSummary",
+    "Pending", "PlayerRange", "PreparedGame", "Preset", "Role", "SetupContext", "Table",
+    "Trial", "prepare", "run_channels",
 ]

@@ -79,6 +79,21 @@ class Preset:
     options: Mapping[str, Any]
 
 
+MODEL_SEAT = "{model}"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The game the local proving ground plays with a real model (`stille-post
+    local-models`, docs/adherence.md): the seats, one of them `MODEL_SEAT`, and the
+    shortest options that still ask every kind of decision the game has; `baseline` is
+    the bot that takes the model's seat in the bot row beside it."""
+
+    players: tuple[str, ...]
+    options: Mapping[str, Any]
+    baseline: str
+
+
 BotFactory = Callable[["BotContext"], Player]
 SetupFn = Callable[["SetupContext"], "Engine[Any]"]
 
@@ -231,6 +246,7 @@ class GameDefinition:
     # "module:attr" of the kit RulebookHooks its spec/*.yaml scenarios need, if any
     # (imported only when the rulebook runs).
     rulebook: str | None = None
+    trial: Trial | None = None  # what the local proving ground plays (None: not played)
 
     @property
     def bot_names(self) -> tuple[str, ...]:

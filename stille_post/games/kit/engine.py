@@ -55,7 +55,8 @@ class Engine(ABC, Generic[C]):
         if self.void is not None:
             summary = OutcomeSummary(summary.winners, summary.eliminated, False, summary.turns,
                                      summary.notes, summary.details)
-        return GameOutcome(status, reason, placements, summary, dict(self.table.usage))
+        return GameOutcome(status, reason, placements, summary, dict(self.table.usage),
+                           self.table.adherence.to_json(self.table.log.events))
 
     def config_json(self) -> dict[str, Any]:
         return self.config.model_dump(mode="json")

@@ -18,8 +18,10 @@ import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
+from stille_post.core.errors import ParseError
 from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
+from stille_post.games.kit.adherence import AdherenceLog, classify
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.players.generation import GenerationConfig
@@ -83,6 +85,7 @@ class Table:
             lambda seat, reason: f"Player {seat} gave no usable answer ({reason}).")
         self.usage: dict[int, Usage] = {s: Usage() for s in self.seats}
         self.log = EventLog(self.seats)
+        self.adherence = AdherenceLog(self.seats)
 
     def start(self, sink: EventSink | None) -> None:
         """A fresh log for a game about to be played, streaming to `sink`."""
@@ -131,17 +134,31 @@ class Table:
             return Decision(self.game, kind, seat, observe(seat, events), tuple(tools),
                             repair, generation, check=validate)
 
+        errors: list[str] = []  # the kind of each refused reply (kit/adherence.py)
+
+        def checked(action: Action) -> T:
+            try:
+                return validate(action)
+            except ParseError as exc:
+                errors.append(classify(exc.reason, action, tools, kind))
+                raise
+
         def repair_notice(reason: str, action: Action) -> Pending:
             return Pending("repair_request", Visibility.only(seat),
                            {"seat": seat, "decision": kind, "reason": reason,
-                            "rejected_text": action.text[:200],
+                            "error": errors[-1], "rejected_text": action.text[:200],
                             "text": self.repair_text(reason)},
                            actor=seat)
 
-        answer = await ask(self.players[seat], decision_for=decision_for, validate=validate,
+        answer = await ask(self.players[seat], decision_for=decision_for, validate=checked,
                            repair_attempts=self.repair_attempts, timeout_s=self.timeout_s,
                            repair_notice=repair_notice)
         self.usage[seat] = self.usage[seat] + answer.usage
+        forfeited = None
+        if answer.failure is not None:  # a refused last reply, or no reply at all
+            forfeited = errors[-1] if answer.failure.startswith("invalid reply") and errors \
+                else "no_answer"
+        self.adherence.record(seat, errors, forfeited)
         if flush:
             self.flush(answer, channel)
             if on_failure == "void":

@@ -12,6 +12,7 @@ from typing import Any
 
 from stille_post.core.errors import ConfigError
 from stille_post.games.kit import (
+    MODEL_SEAT,
     BotContext,
     EventKind,
     GameDefinition,
@@ -19,6 +20,7 @@ from stille_post.games.kit import (
     Preset,
     Role,
     SetupContext,
+    Trial,
 )
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.bots import BOTS
@@ -136,6 +138,8 @@ GAME = GameDefinition(
     rulebook="stille_post.games.stille_post.rulebook:HOOKS",
     header=header_facts,
     hidden_options=("pinned",),
+    # The local proving ground's game: one round of messages and identity guesses.
+    trial=Trial((MODEL_SEAT, "detective", "cautious", "random"), {"max_rounds": 1}, "detective"),
 )
 
 __all__ = ["GAME", "StillePostConfig", "StillePostGame", "llm_identities"]

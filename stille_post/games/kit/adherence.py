@@ -1,0 +1,168 @@
+"""Rule adherence, counted by the kit for every game (docs/adherence.md).
+
+Every decision goes through `Table.ask`, so the kit sees, for every seat of every game,
+what the rules made of each reply: valid on the first try, re-asked (and why), forfeited
+(and why). The game never counts anything itself. Three marks a game already writes are
+read back at the end of the game instead of being asked of it:
+- a message cut at its word or character limit carries `truncated_from(_words)` (framing);
+- a refused tool call (Stille Post's `tool_refused`) says why it was refused;
+- a move the rules accepted in shape but not in content (`valid: false` with an
+  `invalid` reason: the Elimination Game's self-vote) says why.
+The last two are errors of a decision the kit had accepted: that decision no longer
+counts as valid on the first try.
+
+The tally goes into the transcript's result line (`adherence`, per seat); each re-ask's
+`repair_request` event carries the error's kind. A decision with no `repair_request` was
+valid on the first try.
+
+Error kinds (`classify`), judged from the reply's shape, not from the game's wording:
+- `unknown_tool`: a call to a tool the decision did not offer;
+- `bad_arguments`: an unreadable call, or an offered tool called with arguments the
+  rules refuse (a word not in the dictionary, a target that is not playing);
+- `no_tool`: tools were offered, the reply called none (and said something);
+- `text_not_vote`: the same for a vote, or a text vote that names no valid player;
+- `over_limit`: a reply over a word or character limit (re-asked, or cut and marked);
+- `empty`: nothing at all;
+- `bad_text`: text of the wrong shape (two words where one was asked, ...);
+- `no_answer`: the provider failed after its retries, or the deadline passed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from stille_post.core.events import Event
+from stille_post.players.base import Action
+from stille_post.providers.base import Tool
+
+ERROR_KINDS = ("unknown_tool", "bad_arguments", "no_tool", "text_not_vote", "over_limit",
+               "empty", "bad_text", "no_answer")
+
+_OVER_LIMIT = re.compile(r"\blimit\b|longer than|too long", re.IGNORECASE)
+_VOTE_KIND = re.compile(r"vote|tie_break|jury", re.IGNORECASE)
+
+
+def is_vote(kind: str) -> bool:
+    """Decision kinds that ask for a vote (every game names them so)."""
+    return _VOTE_KIND.search(kind) is not None
+
+
+def classify(reason: str, action: Action | None, tools: Sequence[Tool], kind: str) -> str:
+    """The error kind of a reply the rules refused (see the module docstring)."""
+    if action is None:
+        return "no_answer"
+    offered = {t.name for t in tools}
+    calls = action.tool_calls
+    if any(c.malformed is not None for c in calls):
+        return "bad_arguments"
+    if offered and any(c.name not in offered for c in calls):
+        return "unknown_tool"
+    if _OVER_LIMIT.search(reason):
+        return "over_limit"
+    if calls:
+        return "bad_arguments"
+    if not action.text.strip():
+        return "empty"
+    if is_vote(kind):
+        return "text_not_vote"
+    return "no_tool" if offered else "bad_text"
+
+
+def refused_kind(reason: str) -> str:
+    """The kind of a tool call a game refused after accepting the turn (`tool_refused`)."""
+    return "unknown_tool" if reason.startswith("there is no tool") else "bad_arguments"
+
+
+@dataclass
+class SeatAdherence:
+    """One seat's decisions in one game (or one player's over many)."""
+
+    decisions: int = 0
+    valid_first_try: int = 0
+    reasked: int = 0  # decisions that needed at least one re-ask
+    reasks: int = 0  # re-asks in all
+    forfeits: int = 0  # decisions with no usable answer in the end
+    over_limit: int = 0  # decisions re-asked for, or cut at, a word/character limit
+    errors: Counter[str] = field(default_factory=Counter)  # every refused reply, by kind
+    forfeited_for: Counter[str] = field(default_factory=Counter)  # the last error's kind
+
+    def add(self, other: SeatAdherence) -> None:
+        for f in fields(self):  # counts add, and so do the counters (all positive)
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decisions": self.decisions, "valid_first_try": self.valid_first_try,
+                "reasked": self.reasked, "reasks": self.reasks, "forfeits": self.forfeits,
+                "over_limit": self.over_limit, "errors": dict(sorted(self.errors.items())),
+                "forfeited_for": dict(sorted(self.forfeited_for.items()))}
+
+    @classmethod
+    def from_json(cls, data: Any) -> SeatAdherence | None:
+        """Lenient: a transcript is untrusted, and a field of the wrong shape reads as
+        absent (None for a row that is not a mapping at all)."""
+        if not isinstance(data, Mapping):
+            return None
+
+        def count(key: str) -> int:
+            v = data.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
+
+        def counter(key: str) -> Counter[str]:
+            v = data.get(key)
+            if not isinstance(v, Mapping):
+                return Counter()
+            return Counter({str(k): n for k, n in v.items()
+                            if isinstance(n, int) and not isinstance(n, bool) and n > 0})
+
+        return cls(count("decisions"), count("valid_first_try"), count("reasked"),
+                   count("reasks"), count("forfeits"), count("over_limit"),
+                   counter("errors"), counter("forfeited_for"))
+
+
+class AdherenceLog:
+    """The kit's tally for one game: `Table.ask` records each decision."""
+
+    def __init__(self, seats: Iterable[int]) -> None:
+        self.seats: dict[int, SeatAdherence] = {s: SeatAdherence() for s in seats}
+
+    def record(self, seat: int, errors: Sequence[str], forfeited: str | None) -> None:
+        """One decision: the kinds of its refused replies in order, and the kind of the
+        failure that forfeited it (None: it got a usable answer)."""
+        row = self.seats.setdefault(seat, SeatAdherence())
+        row.decisions += 1
+        reasks = len(errors) - (1 if forfeited is not None and errors else 0)
+        if not errors and forfeited is None:
+            row.valid_first_try += 1
+        row.reasks += reasks
+        row.reasked += reasks > 0
+        row.errors.update(errors)
+        row.over_limit += "over_limit" in errors
+        if forfeited is not None:
+            row.forfeits += 1
+            row.forfeited_for[forfeited] += 1
+
+    def to_json(self, events: Sequence[Event]) -> dict[int, dict[str, Any]]:
+        """The tally with what the game marked in its events: cut messages count as
+        over the limit, refused tool calls and refused moves as errors of their kind."""
+        out = {s: SeatAdherence() for s in self.seats}
+        for s, row in self.seats.items():
+            out[s].add(row)
+        for e in events:
+            found = out.get(e.actor) if e.actor is not None else None
+            if found is None:
+                continue
+            row, d = found, e.data
+            if e.type == "tool_refused":
+                row.errors[refused_kind(str(d.get("reason", "")))] += 1
+                row.valid_first_try = max(0, row.valid_first_try - 1)
+            elif d.get("valid") is False and "invalid" in d and "failure" not in d:
+                row.errors["bad_arguments"] += 1
+                row.valid_first_try = max(0, row.valid_first_try - 1)
+            elif "truncated_from" in d or "truncated_from_words" in d:
+                row.over_limit += 1
+                row.errors["over_limit"] += 1
+        return {s: row.to_json() for s, row in sorted(out.items())}
