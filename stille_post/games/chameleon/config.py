@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from stille_post.games.kit.config import GameConfig, repair_field, seats_field, timeout_field
 
@@ -28,3 +28,14 @@ class ChameleonConfig(GameConfig):
         None, description="a theory game of the paper's §4: concealing, revealing or amb")
     alpha: float | None = Field(
         None, description="the pairwise KL (concealing) or L1 (revealing) of a theory game")
+
+    @model_serializer(mode="wrap")
+    def _drop_unused_theory(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # A normal game's config reads as it did before theory games existed (recorded
+        # transcripts and cassettes compare it byte for byte).
+        data: dict[str, object] = handler(self)
+        for key in ("theory", "alpha"):
+            if data.get(key, 0) is None:
+                data.pop(key)
+        return data
+
