@@ -113,6 +113,9 @@ def vcr_config(*, rewrite_hosts: Mapping[str, str] | None = None) -> dict[str, A
     }
 
 
+MAX_CASSETTE_BYTES = 256 << 20  # ~100x the repository's cassettes together
+
+
 def check_cassette(path: Path) -> None:
     """Refuse a replay cassette that cannot be one, as one line (a `UsageError`), before
     vcrpy fails on it with a parser traceback: not UTF-8, not YAML, or no interactions."""
@@ -128,7 +131,12 @@ def check_cassette(path: Path) -> None:
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the cassette ({exc.strerror or exc})") from None
     try:
-        data = yamltext.safe_load(text) if text.strip() else None
+        data = yamltext.load_bounded(text, max_bytes=MAX_CASSETTE_BYTES) \
+            if text.strip() else None
+    except yamltext.TooBigError as exc:
+        raise UsageError(f"{path}: cassette refused: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a cassette (nested too deeply)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -161,6 +161,12 @@ class SetupContext:
         return {i: self.player(i, s, setup) for i, s in enumerate(specs, start=1)}
 
 
+# A script is a bug report's replies: a few KiB. Bigger files, and alias bombs whose
+# data would dwarf their text, are refused before anything walks them.
+MAX_SCRIPT_BYTES = 1 << 20
+MAX_SCRIPT_EXPANDED = 4 << 20
+
+
 def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
     """A `script:FILE.yaml` seat: the real LLM path (prompts, parsing, re-asks) fed with
     replies from a file, so a bug report can be replayed from the command line. The file
@@ -174,12 +180,19 @@ def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
     assert spec.script is not None
     path = Path(spec.script)
     try:
-        entries = yamltext.safe_load(path.read_text(encoding="utf-8"))
+        with path.open("rb") as fh:  # read one byte past the limit, never the whole file
+            raw = fh.read(MAX_SCRIPT_BYTES + 1)
+        entries = yamltext.load_bounded(raw.decode("utf-8"), max_bytes=MAX_SCRIPT_BYTES,
+                                        max_expanded=MAX_SCRIPT_EXPANDED)
     except FileNotFoundError:
         raise ScenarioError(f"script file not found: {path}") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"script file {path} is a folder") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"cannot read script file {path}: {exc}") from None
-    except yaml.YAMLError as exc:
+    except yamltext.TooBigError as exc:
+        raise ScenarioError(f"{path}: script refused: {exc}") from None
+    except (yaml.YAMLError, RecursionError) as exc:
         raise ScenarioError(f"{path}: not valid YAML ({exc.__class__.__name__})") from None
     if isinstance(entries, dict) and isinstance(entries.get("replies"), list):
         entries = entries["replies"]
