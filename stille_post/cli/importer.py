@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from stille_post.core.errors import UsageError
+from stille_post.core.text import printable
 
 
 def register(app: typer.Typer) -> None:
@@ -61,5 +62,5 @@ def register(app: typer.Typer) -> None:
             return
         for line in summary_lines(stats):
             err.print(line, markup=False, highlight=False)
-        err.print(f"results folder: {out} (stille-post report {out})", markup=False,
+        err.print(printable(f"results folder: {out} (stille-post report {out})"), markup=False,
                   highlight=False)
