@@ -115,6 +115,10 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         config = TournamentConfig.load(out)
         if config.game != definition.name:
             raise UsageError(f"{out} holds a {config.game} tournament, not {definition.name}")
+        if config.has_masked_seats():
+            raise UsageError(f"{out}/tournament.json keeps seat URLs without their "
+                             "passwords or keys; give the seats again (--players, --pool "
+                             "or --config) with --resume")
         saved_run = load_run_settings(out)
     else:
         config = _config(definition, cli, flags, file, pick)

@@ -6,9 +6,10 @@ key in a 401 body. So the values themselves are redacted too: every key a provid
 built with (`resolve_key` registers it) and every key variable set in the environment,
 whether or not a provider has read it yet.
 
-`redact` is applied to error messages (retry.py), to model text and tool arguments before
-they reach the engine (players/llm.py), to cassette bodies and URIs (recording.py) and to
-the CLI's error line.
+`redact` is applied to error messages (retry.py), to model text, tool arguments and
+tool-call ids before they reach the engine (players/llm.py), to cassette bodies and URIs
+(recording.py), to the seat specs a results folder keeps (tournament/config.py), to
+warnings, to every log record (core/logsafety.py) and to the CLI's error line.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from typing import Any
 from stille_post.providers.recording import KEY_PATTERN
 
 REDACTED = "[redacted]"
+# The same inside a URL's user information, where brackets would read as an IPv6 host
+# (and break whatever parses the URL next, vcrpy included): the brackets percent-encoded.
+REDACTED_IN_URL = "%5Bredacted%5D"
 
 # Every environment variable that may hold a key (cli/llm_seats.py reads the same names).
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
@@ -36,6 +40,10 @@ MIN_SECRET_LEN = 8
 SECRET_QUERY_PARAMETERS = ("key", "api_key", "apikey", "token", "access_token")
 _QUERY = re.compile(r"([?&](?:" + "|".join(SECRET_QUERY_PARAMETERS) + r")=)[^&#\s\"']*",
                     re.IGNORECASE)
+
+# A password in a URL's user information (`http://user:PASSWORD@host`): the user name
+# stays (it names the account, not the secret), the password goes.
+_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:)[^\s/?#@]+@")
 
 _lock = threading.Lock()
 _registered: set[str] = set()
@@ -88,12 +96,15 @@ def _secrets(registered: frozenset[str], env: tuple[Any, ...]) -> list[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with every configured key, every key-shaped string and every secret query
-    parameter value replaced by `[redacted]`."""
+    """`text` with every configured key, every key-shaped string, every secret query
+    parameter value and every URL password (`://user:PASSWORD@`) replaced by
+    `[redacted]`."""
     for value in secrets():
         if value in text:
             text = text.replace(value, REDACTED)
     text = KEY_PATTERN.sub(REDACTED, text)
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: m.group(1) + REDACTED_IN_URL + "@", text)
     return _QUERY.sub(lambda m: m.group(1) + REDACTED, text) if "=" in text else text
 
 

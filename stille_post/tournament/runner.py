@@ -26,6 +26,7 @@ from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
+from stille_post.providers.secrets import redact
 from stille_post.session import GameRun, play_game
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
@@ -435,7 +436,8 @@ def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> In
         part.unlink(missing_ok=True)
     return IndexRow(id=spec.id, idx=spec.index, seed=spec.seed, status="aborted",
                     reason=reason, transcript=f"{GAMES_DIR}/{final.name}",
-                    players={str(i + 1): p for i, p in enumerate(spec.players or ())},
+                    players={str(i + 1): redact(p)
+                             for i, p in enumerate(spec.players or ())},
                     placements={}, summary={})
 
 
