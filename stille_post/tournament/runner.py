@@ -33,6 +33,7 @@ from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
+    IO_FAILURE,
     GAMES_DIR,
     is_complete,
     open_for_run,
@@ -424,7 +425,10 @@ def _fsync(path: Path) -> None:
 def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:
     """Index a game that could not be played or written as aborted, with its reason, and
     leave a small transcript saying so (when the disk lets us) so the report counts it."""
-    reason = clean_text(f"the game failed: {type(exc).__name__}: {exc}")[:500]
+    # An I/O failure (a full disk) is not the game's fault: its distinct reason makes a
+    # resume replay it (results.verify_for_resume) without --retry-aborted.
+    what = IO_FAILURE if isinstance(exc, OSError) else "the game failed"
+    reason = clean_text(redact(f"{what}: {type(exc).__name__}: {exc}"))[:500]
     final = transcript_path(out, spec.id)
     part = final.with_name(final.name + ".part")
     try:
