@@ -102,7 +102,7 @@ def preserve_logging() -> Iterator[None]:
         logging.disable(disabled)
 
 
-class _BoundaryHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _BoundaryHandler(logging.StreamHandler):
     """Python's last-resort handler made explicit: WARNING and above, the message only,
     on the current stderr, scrubbed."""
 
@@ -111,7 +111,7 @@ class _BoundaryHandler(logging.StreamHandler):  # type: ignore[type-arg]
         self.setLevel(logging.WARNING)
         self.addFilter(RedactingFilter())
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> Any:
         return sys.stderr  # the stderr of the moment (tests and the fork server swap it)
 

@@ -206,6 +206,10 @@ def result_line(path: Path) -> dict[str, Any] | None:
 IO_FAILURE = "I/O failure"
 
 
+def is_io_failure(reason: object) -> bool:
+    return isinstance(reason, str) and reason.startswith(IO_FAILURE)
+
+
 def verify_for_resume(out: Path, index: GameIndex) -> list[str]:
     """Check every indexed game against its transcript before a resume, and forget the
     rows whose game must be played again; returns their ids.
@@ -218,8 +222,8 @@ def verify_for_resume(out: Path, index: GameIndex) -> list[str]:
     for row in index.rows():
         path = out / row.transcript
         result = result_line(path)
-        if row.status == "aborted" and (row.reason or "").startswith(IO_FAILURE):
-            if result is not None and str(result.get("reason", "")).startswith(IO_FAILURE):
+        if row.status == "aborted" and is_io_failure(row.reason):
+            if result is not None and is_io_failure(result.get("reason")):
                 path.unlink()  # the placeholder the runner wrote, nothing of the game
             elif path.exists():
                 _move_aside(path)

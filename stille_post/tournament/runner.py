@@ -33,8 +33,8 @@ from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
-    IO_FAILURE,
     GAMES_DIR,
+    IO_FAILURE,
     is_complete,
     open_for_run,
     row_from_transcript,
