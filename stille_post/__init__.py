@@ -8,8 +8,8 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+source"
 
 # Every log record, ours or a dependency's, is scrubbed of keys when it is created
-# (core/logsafety.py): a library user's own handlers never see one either.
-from stille_post.core.logsafety import install as _scrub_log_records
+# (providers/logsafety.py): a library user's own handlers never see one either.
+from stille_post.providers.logsafety import install as _scrub_log_records
 
 _scrub_log_records()
 

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     error show its traceback; it is removed before typer parses the arguments so that no
     command has to declare it.
     """
-    from stille_post.core.logsafety import guard_root
+    from stille_post.providers.logsafety import guard_root
 
     guard_root()  # no dependency may turn on INFO logging (and print URLs) for us
     args = list(sys.argv[1:] if argv is None else argv)

@@ -1,6 +1,6 @@
 """Every configured key value, masked literally wherever text leaves the provider layer.
 
-Key *patterns* (`recording.KEY_PATTERN`: `sk-…`, `AIza…`, bearer tokens) miss keys of
+Key *patterns* (`KEY_PATTERN` below: `sk-…`, `AIza…`, bearer tokens) miss keys of
 third-party gateways, which have any shape, and some of those gateways echo the refused
 key in a 401 body. So the values themselves are redacted too: every key a provider was
 built with (`resolve_key` registers it) and every key variable set in the environment,
@@ -9,7 +9,7 @@ whether or not a provider has read it yet.
 `redact` is applied to error messages (retry.py), to model text, tool arguments and
 tool-call ids before they reach the engine (players/llm.py), to cassette bodies and URIs
 (recording.py), to the seat specs a results folder keeps (tournament/config.py), to
-warnings, to every log record (core/logsafety.py) and to the CLI's error line.
+warnings, to every log record (providers/logsafety.py) and to the CLI's error line.
 """
 
 from __future__ import annotations
@@ -20,9 +20,20 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-# recording.py imports this module only inside functions, so this is no cycle; at module
-# level it saves an import statement (0.5 µs) on every reply.
-from stille_post.providers.recording import KEY_PATTERN
+# Key-like strings: OpenAI (sk-..., sk-proj-...), Anthropic (sk-ant-...), Google (AIza...),
+# and bearer tokens. The lookbehind keeps words such as "task-..." from matching, and the
+# digit lookaheads keep prose a model may write ("sk-learn-...", "Bearer responsibilities")
+# from matching: generated keys and tokens always contain digits.
+KEY_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_\-]*\d)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|Bearer\s+(?=[A-Za-z0-9_\-.=]*\d)[A-Za-z0-9_\-.=]{12,}"
+)
+
+
+def find_keys(text: str) -> list[str]:
+    return [m.group(0) for m in KEY_PATTERN.finditer(text)]
+
 
 REDACTED = "[redacted]"
 # The same inside a URL's user information, where brackets would read as an IPv6 host

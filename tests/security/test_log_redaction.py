@@ -74,7 +74,7 @@ def test_importing_the_semantic_bots_leaves_logging_alone_and_nothing_leaks() ->
 
 def test_the_cli_boundary_keeps_a_later_basicconfig_from_lowering_the_level() -> None:
     # What `stille-post` does first; then a dependency that calls basicConfig(INFO).
-    setup = ("from stille_post.core.logsafety import guard_root; guard_root(); "
+    setup = ("from stille_post.providers.logsafety import guard_root; guard_root(); "
              "logging.basicConfig(level=logging.INFO)")
     out, err = _probe(setup)
     assert out["after"][0] == logging_warning()  # type: ignore[index]

@@ -5,7 +5,7 @@ l2_supercat_256.safetensors`, 32,000 x 256, fp16) and its tokenizer
 (`tokenizers/l2_supercat_tokenizer_config.json`) inside the wheel. Its own
 `WordLlama.load()` looks for the tokenizer under `tokenizer/` (not `tokenizers/`) and
 then downloads it from a model hub; and importing `wordllama` calls
-`logging.basicConfig(level=INFO)` (undone here: core/logsafety.py). So this module
+`logging.basicConfig(level=INFO)` (undone here: providers/logsafety.py). So this module
 reads the two shipped files itself, with
 `tokenizers` and `safetensors` (wordllama's own dependencies), and pools the same way
 wordllama does (the mean of the token vectors). Nothing is fetched, ever: a missing
@@ -72,7 +72,7 @@ def load() -> Embeddings:
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
-    from stille_post.core.logsafety import preserve_logging
+    from stille_post.providers.logsafety import preserve_logging
 
     with preserve_logging():  # importing wordllama calls logging.basicConfig(level=INFO)
         root = resources.files("wordllama")
