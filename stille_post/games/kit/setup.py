@@ -191,7 +191,7 @@ def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
 
     from stille_post.core import yamltext
     from stille_post.players.llm import LLMPlayer
-    from stille_post.providers.scripted import ScriptedProvider
+    from stille_post.providers.scripted import ScriptedProvider, completion_from_script
 
     assert spec.script is not None
     path = Path(spec.script)
@@ -214,6 +214,13 @@ def script_player(spec: SeatSpec, prompts: PromptBook) -> Player:
         entries = entries["replies"]
     if not isinstance(entries, list):
         raise ScenarioError(f"{path}: a script is a YAML list of replies")
+    for n, entry in enumerate(entries, 1):  # refused now, not as an aborted game later
+        try:
+            completion_from_script(entry, model="check")
+        except (ScenarioError, TypeError, ValueError) as exc:
+            raise ScenarioError(f"{path}: reply {n}: {exc}"[:300]) from None
+        except RecursionError:
+            raise ScenarioError(f"{path}: reply {n} is nested too deep") from None
     return LLMPlayer(ScriptedProvider(entries, model=f"script:{path.name}"), prompts,
                      name=spec.raw)
 
