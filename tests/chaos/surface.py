@@ -48,14 +48,16 @@ class SurfaceFigures:
         return self.crashes == self.lost == self.leaks == self.hangs == 0
 
 
-class _Hang(BaseException):
-    pass
+class Hang(BaseException):
+    """Raised by `bounded`'s SIGALRM: not an Exception, so no `except Exception` in the
+    code under test can swallow it."""
 
 
 @contextmanager
 def bounded(seconds: int = BOUND_S) -> Iterator[None]:
+    """Raise `Hang` in the main thread if the block runs past `seconds`."""
     def alarm(signum: int, frame: FrameType | None) -> None:
-        raise _Hang
+        raise Hang(f"ran past {seconds} s")
 
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
@@ -124,7 +126,7 @@ def chaos_import(files: int, seed: int, tmp: Path) -> SurfaceFigures:
             with bounded():
                 code, text = _cli(["import", "elimination", "logs", str(folder / "log.jsonl"),
                                    "--out", str(folder / "out")])
-        except _Hang:
+        except Hang:
             f.hangs += 1
             f.examples.append(f"{label}: ran past {BOUND_S} s")
             continue
@@ -170,7 +172,7 @@ def _checked(f: SurfaceFigures, label: str, run: Callable[[], object],
     try:
         with bounded(), redirect_stderr(err):
             run()
-    except _Hang:
+    except Hang:
         f.hangs += 1
         f.examples.append(f"{label}: ran past {BOUND_S} s")
         return

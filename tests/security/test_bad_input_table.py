@@ -2,8 +2,8 @@
 `script:` seats, `--set`, seat URLs with credentials, the options of all four games).
 
 Each case runs the CLI in this process (`cli._run`, exactly what `main` runs after the
-logging guard), one at a time, bounded by `BOUND_S` seconds (SIGALRM: a hang fails the
-case instead of the suite). For every case:
+logging guard), one at a time, bounded by `BOUND_S` seconds (SIGALRM, tests/chaos/
+surface.py `bounded`: a hang fails the case instead of the suite). For every case:
 - no traceback and no "unexpected" error (a crash the CLI did not name);
 - the exit code it must have: 2 for bad input, 0 for an import whose bad lines are named,
   counted skips (the import goes on: issue 27 H2);
@@ -17,16 +17,15 @@ console script; this one stays in-process so 170 cases cost a few seconds.
 from __future__ import annotations
 
 import json
-import signal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 from stille_post.cli import _run
 from stille_post.providers.secrets import KEY_ENV_VARS
+from tests.chaos.surface import bounded
 from tests.security.bombs import alias_bomb, text_bomb
 
 BOUND_S = 20  # per case; the slowest case takes well under a second
@@ -379,22 +378,19 @@ case("view: a transcript nested 100000 deep", "view", "{d}/x.jsonl", says="x.jso
 
 # --- the runner ---------------------------------------------------------------------------
 
-class _Hang(BaseException):
-    """Raised by SIGALRM: not an Exception, so no `except Exception` can swallow it."""
+@pytest.fixture(scope="module", autouse=True)
+def built_once() -> Iterator[None]:
+    """typer rebuilds the whole command tree on every call of the app (~30 ms, most of a
+    case's cost); a user runs one command per process, the table runs 200. So the table
+    builds it once and `_run` calls that same command, with the same arguments."""
+    import typer.main
 
+    import stille_post.cli as cli
 
-@pytest.fixture
-def bounded() -> Iterator[None]:
-    def alarm(signum: int, frame: FrameType | None) -> None:
-        raise _Hang(f"a case ran past {BOUND_S} s")
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(BOUND_S)
-    try:
+    command = typer.main.get_command(cli.app)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "app", lambda **kwargs: command(**kwargs))
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _write(folder: Path, files: dict[str, str | bytes]) -> None:
@@ -414,7 +410,7 @@ def test_the_table_is_big_and_its_names_unique() -> None:
 
 @pytest.mark.parametrize("c", CASES, ids=[c.name for c in CASES])
 def test_bad_input(c: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                   capsys: pytest.CaptureFixture[str], bounded: None) -> None:
+                   capsys: pytest.CaptureFixture[str]) -> None:
     for var in (*KEY_ENV_VARS, "STILLE_POST_DEBUG"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("COLUMNS", "200")
@@ -422,7 +418,8 @@ def test_bad_input(c: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     _write(tmp_path, c.files)
     argv = [a.replace("{d}", str(tmp_path)) for a in c.argv]
     capsys.readouterr()
-    code = _run(argv, False)
+    with bounded(BOUND_S):  # a hang fails this case (Hang), not the suite
+        code = _run(argv, False)
     out, err = capsys.readouterr()
     lines = [x for x in err.splitlines() if x.strip()]
     shown = f"argv={argv!r:.300}\nexit={code}\nstderr={err[-1500:]!r}"
