@@ -39,11 +39,10 @@ from tests.emulators.server import Emulator
 
 # Not key-shaped on purpose: only the literal redaction of configured keys can catch it.
 CHAOS_KEY = "chaos-gw-7Hq2Lx9Vt4Rb8Kp3"
-# Credentials inside a seat URL (issue 27, M2): a password and a query key, masked by
-# their place in the URL, not by a registered value.
+# A password inside a seat URL (issue 27, M2), masked by its place in the URL, not by a
+# registered value.
 URL_PASSWORD = "chaos-pw-Rk5Tn1Wb7Yc3"
-URL_QUERY_KEY = "chaos-qk-Gm2Hs8Lp4Vd6"
-SECRETS = (CHAOS_KEY, URL_PASSWORD, URL_QUERY_KEY)
+SECRETS = (CHAOS_KEY, URL_PASSWORD)
 GAME_BOUND_S = 120.0  # a game past this is a hang
 
 SEATS = {
@@ -55,9 +54,11 @@ SEATS = {
 
 
 def _with_credentials(base_url: str) -> str:
+    """A password in the URL's user information. (A `?api_key=` would end the seat: the
+    SDK appends its path after the query, and every call is a 404; the query key is
+    covered by tests/security/test_url_credentials.py and the bad-input table.)"""
     scheme, _, rest = base_url.partition("://")
-    host, slash, path = rest.partition("/")
-    return f"{scheme}://chaos:{URL_PASSWORD}@{host}{slash}{path}?api_key={URL_QUERY_KEY}"
+    return f"{scheme}://chaos:{URL_PASSWORD}@{rest}"
 
 
 @dataclass
@@ -134,7 +135,7 @@ class ChaosFactory:
 def game_plan(i: int, seed: int, emus: dict[str, Emulator]) -> tuple[str, list[str],
                                                                       dict[str, Any]]:
     """Game `i`: the four games in turn (Stille Post twice as often), seats drawn from
-    every kind; the OpenAI-compatible seat's URL carries a password and a query key."""
+    every kind; the OpenAI-compatible seat's URL carries a password."""
     rng = random.Random(f"{seed}:{i}")
     seats = {k: v.format(openai=_with_credentials(emus["openai"].base_url))
              for k, v in SEATS.items()}
