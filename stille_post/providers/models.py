@@ -6,6 +6,7 @@
     reasoning_effort = "low"          # optional: temperature, max_output_tokens, base_url
     extra = { service_tier = "flex" } # optional: extra request parameters, sent as is
     price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
+    max_in_flight = 16                # optional: calls in flight at once (default: no cap)
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
 `PROVIDER:NAME` seat whose NAME is an alias *of the same provider* gets that alias's API
@@ -84,6 +85,7 @@ class ModelEntry(BaseModel):
     max_output_tokens: int | None = Field(default=None, ge=1)
     extra: dict[str, Any] = Field(default_factory=dict)
     price: PriceEntry | None = None
+    max_in_flight: int | None = Field(default=None, ge=1)
 
     @field_validator("base_url")
     @classmethod
@@ -132,6 +134,7 @@ class ModelAlias:
     max_output_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     price: Price | None = None
+    max_in_flight: int | None = None  # calls in flight at once (providers/inflight.py)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,11 @@ class ModelRegistry:
     def names(self) -> list[str]:
         return sorted(self.aliases)
 
+    def in_flight_caps(self) -> dict[str, int]:
+        """alias -> its `max_in_flight`, for the aliases that set one."""
+        return {name: a.max_in_flight for name, a in self.aliases.items()
+                if a.max_in_flight is not None}
+
 
 def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
     data, text = read_toml(path, "models file") if isinstance(path, Path) else \
@@ -163,7 +171,8 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
             price = Price(e.price.input, e.price.cached_input, e.price.output,
                           cached_included=e.provider != "anthropic")
         out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
-                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price)
+                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
+                               e.max_in_flight)
     return out
 
 

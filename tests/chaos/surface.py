@@ -217,8 +217,8 @@ def chaos_config_files(n: int, seed: int, tmp: Path) -> SurfaceFigures:
 
 def chaos_scripts(n: int, seed: int, tmp: Path) -> SurfaceFigures:
     """Mutated scripts and YAML bombs, read as a `script:` seat is read."""
-    from stille_post.games.kit.setup import script_player
     from stille_post.players.base import PromptBook
+    from stille_post.players.script_seat import script_player
     from stille_post.players.specs import SeatSpec
 
     f = SurfaceFigures()

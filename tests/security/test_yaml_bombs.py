@@ -10,8 +10,8 @@ import pytest
 from stille_post.core import yamltext
 from stille_post.core.errors import ScenarioError, UsageError
 from stille_post.games import get_game
-from stille_post.games.kit import setup as kit_setup
-from stille_post.games.kit.setup import script_player
+from stille_post.players import script_seat
+from stille_post.players.script_seat import script_player
 from stille_post.players.specs import SeatSpec
 from stille_post.providers.recording import check_cassette
 from tests.security.bombs import alias_bomb, text_bomb
@@ -33,7 +33,7 @@ def test_an_alias_bomb_script_is_refused(tmp_path: Path, bomb: str) -> None:
 
 def test_an_oversized_script_is_refused_without_reading_it_all(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
-    limit = getattr(kit_setup, "MAX_SCRIPT_BYTES", 1 << 20)
+    limit = script_seat.MAX_SCRIPT_BYTES
     path.write_text("- hello\n" * (limit // 8 + 10), encoding="utf-8")
     with pytest.raises(ScenarioError, match="over the limit"):
         _script(path)
