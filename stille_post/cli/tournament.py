@@ -60,6 +60,10 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                      keep_providers=False, models=settings.models,
                      max_in_flight=settings.max_in_flight) as llm_factory:
         config = settings.config()
+        if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
+            raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
+                             "passwords or keys; give the seats again (--players, --pool "
+                             "or --config) with --resume")
         validate(config, llm_factory)
         check_folder(folder, config, resume=bool(cli.get("resume")))
         if not as_json:

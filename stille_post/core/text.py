@@ -58,3 +58,24 @@ def clean_data(value: Any, *, _depth: int = 0) -> Any:
         return value if value == value and value not in (float("inf"), float("-inf")) \
             else None
     return clean_text(str(value))
+
+
+# What must not reach a terminal raw in a line we print ourselves: every control
+# character (newline and tab too: one line stays one line), lone surrogates, and the
+# bidirectional overrides that make text read backwards.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029"
+                          "\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """Untrusted text (a game id, a file name, a server's message) for one line on the
+    operator's terminal: each unsafe character shown as its escape (`\\x1b`), so it is
+    visible and inert."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(_escape, text)

@@ -53,6 +53,26 @@ class PriceEntry(BaseModel):
     output: float = Field(ge=0)
 
 
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a server's base URL (None if it can): refused when the seat is
+    read, not after a game of forfeits or as an http library's error. Never quotes the
+    URL, which may hold a password."""
+    from urllib.parse import urlsplit
+
+    if not url.startswith(("http://", "https://")):
+        return "the URL must start with http:// or https://"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "the URL holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError when out of range or not a number)
+    except ValueError as exc:
+        return f"the URL cannot be read ({str(exc).split(':')[0]})"
+    if not parts.hostname:
+        return "the URL names no host"
+    return None
+
+
 @known_model
 class ModelEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -70,8 +90,9 @@ class ModelEntry(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError(f"must start with http:// or https://, got {value!r}")
+        problem = None if value is None else base_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")

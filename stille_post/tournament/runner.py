@@ -26,6 +26,7 @@ from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
+from stille_post.providers.secrets import redact
 from stille_post.session import GameRun, play_game
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
@@ -33,6 +34,7 @@ from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
     GAMES_DIR,
+    IO_FAILURE,
     is_complete,
     open_for_run,
     row_from_transcript,
@@ -423,7 +425,10 @@ def _fsync(path: Path) -> None:
 def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:
     """Index a game that could not be played or written as aborted, with its reason, and
     leave a small transcript saying so (when the disk lets us) so the report counts it."""
-    reason = clean_text(f"the game failed: {type(exc).__name__}: {exc}")[:500]
+    # An I/O failure (a full disk) is not the game's fault: its distinct reason makes a
+    # resume replay it (results.verify_for_resume) without --retry-aborted.
+    what = IO_FAILURE if isinstance(exc, OSError) else "the game failed"
+    reason = clean_text(redact(f"{what}: {type(exc).__name__}: {exc}"))[:500]
     final = transcript_path(out, spec.id)
     part = final.with_name(final.name + ".part")
     try:
@@ -435,7 +440,8 @@ def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> In
         part.unlink(missing_ok=True)
     return IndexRow(id=spec.id, idx=spec.index, seed=spec.seed, status="aborted",
                     reason=reason, transcript=f"{GAMES_DIR}/{final.name}",
-                    players={str(i + 1): p for i, p in enumerate(spec.players or ())},
+                    players={str(i + 1): redact(p)
+                             for i, p in enumerate(spec.players or ())},
                     placements={}, summary={})
 
 
