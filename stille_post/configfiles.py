@@ -7,6 +7,9 @@
     concurrency = 8
     out = "runs/chameleon-40"     # relative paths are relative to this file's folder
     models = "models.toml"        # a model registry (providers/models.py), likewise
+    budget_usd = 20.0             # caps (providers/caps.py): the folder's spend in dollars,
+    max_tokens = 5_000_000        # in tokens, and whether running games are cut at the cap
+    hard_cap = false
 
     [roles]                       # role -> seat spec, for every seat of that role
     chameleon = "copycat"
@@ -29,11 +32,12 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from stille_post.core.errors import ConfigError
 from stille_post.core.tomlfile import key_line, known_model, read_toml, validate
 from stille_post.players.specs import LLM_KINDS
+from stille_post.providers.caps import TournamentCaps
 
 # Paths are written as TOML strings; everything else must have its TOML type exactly.
 PathField = Annotated[Path, Field(strict=False)]
@@ -41,7 +45,7 @@ SeatList = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length
 
 
 @known_model
-class TournamentFile(BaseModel):
+class TournamentFile(TournamentCaps):  # budget_usd, max_tokens, hard_cap
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     game: str | None = None

@@ -65,6 +65,13 @@ def register(app: typer.Typer) -> None:
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
+        from stille_post.tournament.budget import folder_spend, read_spend_file
+
+        # Every recorded game's spend (aborted and budget-cut ones too), per model.
+        data["spend"] = folder_spend(results_dir).all.to_json()
+        stopped = read_spend_file(results_dir)
+        if stopped is not None:
+            data["budget"] = {k: stopped.get(k) for k in ("stopped", "reason", "cap", "caps")}
         err = Console(stderr=True)
         if csv_dir is not None:
             for path in write_csv(data, csv_dir):
@@ -99,6 +106,20 @@ def _print(console: Console, data: dict[str, Any]) -> None:
                       _f(r["win_rate"]), f"{lo:.2f}–{hi:.2f}", _f(r["partial_points"]),
                       _f(r.get("partial_points_sum")), _f(r["dollars"]))
     console.print(board)
+    spend = data.get("spend") or {}
+    if spend.get("models"):
+        from stille_post.tournament.budget import SPEND_COLUMNS, spend_table_rows
+
+        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens "
+                        "(every recorded game)")
+        for col in SPEND_COLUMNS:
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for srow in spend_table_rows(spend):
+            t.add_row(*srow)
+        console.print(t)
+    if data.get("budget"):
+        b = data["budget"]
+        console.print(f"last run stopped: {b['stopped']} ({b['reason']})")
     per_player = data["metrics"]["per_player"]
     if per_player:
         names = sorted({k for v in per_player.values() for k in v})

@@ -26,6 +26,14 @@ from stille_post.core.errors import UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments
+from stille_post.tournament.budget import (
+    SPEND_COLUMNS,
+    cap_options,
+    check_caps,
+    folder_spend,
+    resolve_caps,
+    spend_table_rows,
+)
 from stille_post.tournament.config import (
     Shard,
     TournamentConfig,
@@ -81,6 +89,7 @@ COMMON = [
     option("replay", Path | None, None, "--replay",
            help="replay LLM seats from this cassette, offline"),
     option("as_json", bool, False, "--json", help="print only the aggregate JSON"),
+    *cap_options(),  # --budget-usd, --max-tokens, --hard-cap (providers/caps.py)
 ]
 
 
@@ -144,6 +153,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     # keep_providers=False: a provider per LLM seat of every game, each freed with its game
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, **session_options) as llm_factory:
+        caps = resolve_caps(cli, file, saved_run)  # the registry's per-alias caps too
+        check_caps(config, caps, workers)
         validate(config, llm_factory)
         check_folder(folder, config, resume=resume)
         if not as_json:
@@ -153,16 +164,24 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         if workers is None:
             # Bot-only runs are CPU-bound: use every core. With model seats the run waits
             # on the network, one process is enough, and rate limits need a single one.
-            workers = 1 if llm_factory is not None or limits.limits else (os.cpu_count() or 1)
+            workers = 1 if llm_factory is not None or limits.limits or caps.active \
+                else (os.cpu_count() or 1)
         stats = asyncio.run(run_tournament(
             config, folder, resume=resume, concurrency=concurrency, limits=limits,
             llm_factory=llm_factory, progress=not as_json, durable=bool(cli.get("fsync")),
-            retry_aborted=bool(cli.get("retry_aborted")), workers=workers,
+            retry_aborted=bool(cli.get("retry_aborted")), workers=workers, caps=caps,
             run_settings={"concurrency": concurrency, "rate_limits": rate_texts,
-                          **({"models": str(models_file)} if models_file else {})}))
+                          **({"models": str(models_file)} if models_file else {}),
+                          **caps.run_settings()}))
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
                            "aborted": stats.aborted}
+    if stats.budget is not None:
+        summary["budget"] = {k: stats.budget[k] for k in ("stopped", "reason", "cap", "caps",
+                                                           "games")}
+        summary["spend"] = stats.budget["spend"]
+    elif summary["tokens"]:
+        summary["spend"] = folder_spend(folder).all.to_json()
     if as_json:
         typer.echo(json.dumps(summary))
     else:
@@ -265,3 +284,16 @@ def _print_aggregate(console: Console, summary: dict[str, Any]) -> None:
         table.add_row(name, str(c["games"]), str(c["wins"]), str(c["eliminations"]),
                       str(c["survivals"]), f"{c['win_rate']:.3f}")
     console.print(table)
+    spend = summary.get("spend")
+    if spend and spend.get("models"):
+        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens")
+        for col in SPEND_COLUMNS:
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for row in spend_table_rows(spend):
+            t.add_row(*row)
+        console.print(t)
+    budget = summary.get("budget")
+    if budget is not None:
+        style = "yellow" if budget["stopped"] == "budget" else "green"
+        console.print(f"[{style}]stopped: {budget['stopped']}[/] ({budget['reason']}); "
+                      f"{budget['games']['not_started']} games not started")

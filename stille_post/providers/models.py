@@ -6,6 +6,8 @@
     reasoning_effort = "low"          # optional: temperature, max_output_tokens, base_url
     extra = { service_tier = "flex" } # optional: extra request parameters, sent as is
     price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
+    budget_usd = 5.0                  # optional caps on a results folder's spend on it
+    max_tokens = 2_000_000            # (tournament/budget.py)
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
 `PROVIDER:NAME` seat whose NAME is an alias *of the same provider* gets that alias's API
@@ -33,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from stille_post.core.tomlfile import known_model, read_toml, validate
+from stille_post.providers.caps import CapFields
 from stille_post.providers.pricing import Price
 
 ProviderKind = Literal["openai", "anthropic", "google", "openai-compatible"]
@@ -53,7 +56,7 @@ class PriceEntry(BaseModel):
 
 
 @known_model
-class ModelEntry(BaseModel):
+class ModelEntry(CapFields):  # budget_usd, max_tokens: caps on this alias's spend
     model_config = ConfigDict(extra="forbid", strict=True)
 
     provider: ProviderKind
@@ -111,6 +114,8 @@ class ModelAlias:
     max_output_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     price: Price | None = None
+    budget_usd: float | None = None  # what a results folder may spend on this alias
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,8 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
             price = Price(e.price.input, e.price.cached_input, e.price.output,
                           cached_included=e.provider != "anthropic")
         out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
-                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price)
+                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
+                               e.budget_usd, e.max_tokens)
     return out
 
 
