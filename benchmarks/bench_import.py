@@ -1,7 +1,7 @@
 """Import benchmark (`python -m benchmarks import`): the published Elimination Game logs
 are 3,988 eight-seat games in about 460 MB of JSONL. Synthetic logs of the same shape are
 generated into a temporary folder (never the repository), then imported by
-`stille-post import elimination-logs` in a subprocess, whose wall time and peak memory
+`stille-post import elimination logs` in a subprocess, whose wall time and peak memory
 (ru_maxrss) are the figures. Targets: under 2 minutes and under 500 MB.
 
 Sizes come from the environment so CI can run it smaller:
@@ -167,7 +167,7 @@ def main() -> None:
         t1 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-c", "from stille_post.cli import main; main()", "import",
-             "elimination-logs", str(logs), "--out", str(out), "--json"],
+             "elimination", "logs", str(logs), "--out", str(out), "--json"],
             capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t1
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -14,7 +14,7 @@ SDK-internal retries are off everywhere (see providers/retry.py).
 Models come from the registry (providers/models.py: the shipped aliases plus
 `./models.toml` or `--models FILE`), active for the whole session: a `model:ALIAS` seat,
 or a `PROVIDER:NAME` seat whose NAME is an alias of that provider, gets the alias's API
-id, base_url and generation settings. Generation precedence (games/kit/generation.py):
+id, base_url and generation settings. Generation precedence (players/generation.py):
 provider default (the caps below) < seat (the alias) < game phase (the Decision's).
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import UsageError
-from stille_post.games.kit.generation import GenerationConfig, effective
 from stille_post.players.base import Player, PromptBook
+from stille_post.players.generation import GenerationConfig, effective
 from stille_post.providers.models import (
     ModelAlias,
     ModelRegistry,

@@ -23,8 +23,8 @@ from stille_post.cli.gameopts import (
     split_specs,
 )
 from stille_post.cli.render import LiveRenderer
+from stille_post.cli.warnings import llm_seat_warnings
 from stille_post.core.errors import UsageError
-from stille_post.core.warnings import llm_seat_warnings
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value

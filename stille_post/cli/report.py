@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
-        from stille_post.tournament.budget import folder_spend, read_spend_file
+        from stille_post.tournament.spend import folder_spend, read_spend_file
 
         # Every recorded game's spend (aborted and budget-cut ones too), per model.
         data["spend"] = folder_spend(results_dir).all.to_json()
@@ -108,7 +108,7 @@ def _print(console: Console, data: dict[str, Any]) -> None:
     console.print(board)
     spend = data.get("spend") or {}
     if spend.get("models"):
-        from stille_post.tournament.budget import SPEND_COLUMNS, spend_table_rows
+        from stille_post.tournament.spend import SPEND_COLUMNS, spend_table_rows
 
         t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens "
                         "(every recorded game)")

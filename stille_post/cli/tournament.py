@@ -1,9 +1,9 @@
 """`stille-post tournament GAME` and `stille-post merge`: many games into a results folder.
 
-Settings come from three places, each overriding the one before: a config file
-(`--config FILE.toml`), then the command line. The merged result is written to
-`tournament.json` in the results folder, so `stille-post tournament --resume --out
-FOLDER` needs nothing else.
+Settings are one model (tournament/settings.py) in layers, each overriding the one
+before: defaults, a tournament file (`--config FILE.toml`), the folder's saved run (with
+`--resume`), then the command line. The common options below are generated from that
+model's fields; the rest say what to do rather than what to play.
 """
 
 from __future__ import annotations
@@ -20,159 +20,143 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stille_post.cli.gameopts import GameGroup, make_game_command, option, split_specs
-from stille_post.cli.play import game_options
-from stille_post.core.errors import UsageError
+from stille_post.cli.gameopts import GameGroup, make_game_command, option
+from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
-from stille_post.games.kit.setup import parse_assignments
-from stille_post.tournament.budget import (
-    SPEND_COLUMNS,
-    cap_options,
-    check_caps,
-    folder_spend,
-    resolve_caps,
-    spend_table_rows,
-)
-from stille_post.tournament.config import (
-    Shard,
-    TournamentConfig,
-    load_run_settings,
-    split_list,
-)
-from stille_post.tournament.limits import ProviderLimit, RateLimits
+from stille_post.tournament.caps import Caps, caps_of, check_caps
+from stille_post.tournament.config import CONFIG_FILE
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
-from stille_post.tournament.runner import check_run_settings, run_tournament, validate
+from stille_post.tournament.runner import RunStats, run_tournament, validate
+from stille_post.tournament.settings import Layer, TournamentSettings, flags, resolve
+from stille_post.tournament.spend import SPEND_COLUMNS, folder_spend, spend_table_rows
 
-MAX_GAMES = 10_000_000
-
-COMMON = [
+ACTIONS = [
     option("config", Path | None, None, "--config",
-           help="a tournament file (TOML): game, games, seed, seats or pool, roles, "
-                "options, concurrency, rate limits, out; flags override it"),
-    option("models", Path | None, None, "--models",
-           help="a model registry (TOML) of aliases; default ./models.toml if present"),
-    option("games", int | None, None, "--games", help="number of games N [default: 10]"),
-    option("seed", int | None, None, "--seed",
-           help="first game seed S; games use S..S+N-1 (fresh if omitted)"),
-    option("players", str | None, None, "--players",
-           help="comma-separated seats, one per seat (the same in every game)"),
-    option("pool", str | None, None, "--pool",
-           help="models or bots to seat from, comma-separated; --seats per game"),
-    option("seats", int | None, None, "--seats",
-           help="with --pool: seats per game [default: the game's default]"),
-    option("seating", str | None, None, "--seating",
-           help="with --pool: balanced (rotation; everyone meets evenly) | sampled"),
-    option("role", list[str] | None, None, "--role",
-           help="NAME=SPEC: every seat of that role plays SPEC; repeatable"),
-    option("set_", list[str] | None, None, "--set",
-           help="KEY=VALUE: any option of the game, JSON values allowed; repeatable"),
-    option("preset", str | None, None, "--preset", help="a named configuration of the game"),
-    option("concurrency", int | None, None, "--concurrency",
-           help="games played at the same time [default: 8]"),
-    option("workers", int | None, None, "--workers",
-           help="processes playing games (default: every core when no seat calls a "
-                "model, else 1); rate limits need 1"),
-    option("out", Path | None, None, "--out",
-           help="results folder (default: runs/tournaments/GAME-seedS)"),
+           help="a tournament file (TOML) of the settings below; flags override it"),
     option("resume", bool, False, "--resume",
            help="continue the tournament in --out: skip finished games, redo partial ones"),
     option("retry_aborted", bool, False, "--retry-aborted",
            help="with --resume: play aborted games again"),
-    option("shard", str | None, None, "--shard",
-           help="play only shard i of n (e.g. 2/4); combine with `stille-post merge`"),
-    option("rate_limit", list[str] | None, None, "--rate-limit",
-           help="PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable"),
-    option("fsync", bool, True, "--fsync/--no-fsync",
-           help="fsync each transcript before indexing it (survives power loss)"),
     option("online", bool, False, "--online", help="LLM seats call the live APIs"),
     option("replay", Path | None, None, "--replay",
            help="replay LLM seats from this cassette, offline"),
     option("as_json", bool, False, "--json", help="print only the aggregate JSON"),
-    *cap_options(),  # --budget-usd, --max-tokens, --hard-cap (providers/caps.py)
 ]
-
-
-def _file_settings(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    from stille_post.configfiles import load_tournament_file
-
-    return load_tournament_file(path).model_dump(exclude_none=True)
+# One option per settings field that has a flag; None means "not given on the line".
+COMMON = ACTIONS + [option(name, flag.cli_type | None, None, *flag.decls, help=flag.help)
+                    for name, flag in flags().items()]
 
 
 def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                        flags: dict[str, Any]) -> None:
-    file = _file_settings(cli.get("config"))
-    if definition is None:
-        definition = _game_of(file, cli)
-    elif file.get("game") not in (None, definition.name):
-        raise UsageError(f"--config names the game {file['game']!r}, the command line "
-                         f"{definition.name!r}")
-
-    def pick(key: str, file_key: str | None = None, default: Any = None) -> Any:
-        value = cli.get(key)
-        return value if value is not None else file.get(file_key or key, default)
-
-    out: Path | None = pick("out")
-    resume = bool(cli.get("resume"))
-    saved_run: dict[str, Any] = {}
-    if resume and out is not None and not any(cli.get(k) is not None for k in (
-            "games", "seed", "players", "pool")) and not flags and not cli.get("set_") \
-            and not cli.get("config") and (out / "tournament.json").exists():
-        # `--resume --out FOLDER`: the folder says everything.
-        config = TournamentConfig.load(out)
-        if config.game != definition.name:
-            raise UsageError(f"{out} holds a {config.game} tournament, not {definition.name}")
-        saved_run = load_run_settings(out)
-    else:
-        config = _config(definition, cli, flags, file, pick)
-    folder = out or Path("runs") / "tournaments" / f"{definition.name}-seed{config.seed}"
+    settings = settings_from(definition, cli, flags)
+    folder = settings.folder()
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {folder} is a file; give a results folder")
-    concurrency = next((v for v in (cli.get("concurrency"), file.get("concurrency"),
-                                    saved_run.get("concurrency")) if v is not None), 8)
-    rate_texts = list(cli.get("rate_limit") or []) or \
-        [f"{k}={v}" for k, v in (file.get("rate_limits") or {}).items()] or \
-        list(saved_run.get("rate_limits") or [])
-    limits = RateLimits(dict(ProviderLimit.parse(t) for t in rate_texts))
-    workers: int | None = cli.get("workers")
-    # Refused before the run is announced (the runner checks the same).
-    check_run_settings(concurrency, 1 if workers is None else workers, limits)
-    models_file = cli.get("models") or file.get("models") or saved_run.get("models")
-    if models_file is not None:
-        # Absolute, so that `--resume --out FOLDER` works from any folder.
-        models_file = Path(models_file).resolve()
-    as_json = bool(cli.get("as_json"))
-    err = Console(stderr=True)
     from stille_post.cli.llm_seats import llm_session
 
-    session_options: dict[str, Any] = {}
-    if models_file is not None:
-        session_options["models"] = Path(models_file)
+    as_json = bool(cli.get("as_json"))
     # keep_providers=False: a provider per LLM seat of every game, each freed with its game
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
-                     keep_providers=False, **session_options) as llm_factory:
-        caps = resolve_caps(cli, file, saved_run)  # the registry's per-alias caps too
-        check_caps(config, caps, workers)
+                     keep_providers=False, models=settings.models) as llm_factory:
+        config = settings.config()
+        caps = caps_of(settings)  # and the model registry's per-alias caps
+        check_caps(config, caps, settings.workers)
         validate(config, llm_factory)
-        check_folder(folder, config, resume=resume)
+        check_folder(folder, config, resume=bool(cli.get("resume")))
         if not as_json:
             shard = f", shard {config.shard}" if config.shard else ""
-            err.print(f"[bold]{definition.title}[/] tournament: {config.games} games from "
-                      f"seed [bold]{config.seed}[/]{shard} -> {folder}")
-        if workers is None:
-            # Bot-only runs are CPU-bound: use every core. With model seats the run waits
-            # on the network, one process is enough, and rate limits need a single one.
-            workers = 1 if llm_factory is not None or limits.limits or caps.active \
-                else (os.cpu_count() or 1)
+            Console(stderr=True).print(
+                f"[bold]{config.game}[/] tournament: {config.games} games from seed "
+                f"[bold]{config.seed}[/]{shard} -> {folder}")
         stats = asyncio.run(run_tournament(
-            config, folder, resume=resume, concurrency=concurrency, limits=limits,
-            llm_factory=llm_factory, progress=not as_json, durable=bool(cli.get("fsync")),
-            retry_aborted=bool(cli.get("retry_aborted")), workers=workers, caps=caps,
-            run_settings={"concurrency": concurrency, "rate_limits": rate_texts,
-                          **({"models": str(models_file)} if models_file else {}),
-                          **caps.run_settings()}))
+            config, folder, resume=bool(cli.get("resume")), concurrency=settings.concurrency,
+            limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
+            durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
+            workers=_workers(settings, llm_factory is not None, caps), caps=caps,
+            run_settings=settings.run_settings()))
+    _print_summary(folder, stats, as_json)
+
+
+def settings_from(definition: GameDefinition | None, cli: dict[str, Any],
+                  game_flags: dict[str, Any]) -> TournamentSettings:
+    """The layers of one command, merged and validated (one line on any bad value)."""
+    layers = [Layer({}, lambda loc, problem: problem)]
+    if cli.get("config") is not None:
+        layers.append(_file_layer(cli["config"]))
+    out = cli.get("out") if cli.get("out") is not None else \
+        next((la.values.get("out") for la in reversed(layers) if "out" in la.values), None)
+    if cli.get("resume") and out is not None and (out / CONFIG_FILE).exists():
+        layers.append(_saved_layer(out))
+    command_line = _command_line_layer(cli, game_flags)
+    if definition is not None:
+        command_line["game"] = definition.name
+    layers.append(Layer(command_line, _flag_problem))
+    _same_game(layers, definition)
+    try:
+        return resolve(layers, fresh_seed=lambda: secrets.randbelow(2**31))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _file_layer(path: Path) -> Layer:
+    from stille_post.configfiles import load_tournament_file
+
+    given = load_tournament_file(path)
+    values = {k: getattr(given, k) for k in given.model_fields_set}
+    return Layer(values, lambda loc, problem: f"{path}: {'.'.join(map(str, loc))}: {problem}")
+
+
+def _saved_layer(folder: Path) -> Layer:
+    saved = folder / CONFIG_FILE
+    return Layer(TournamentSettings.saved(folder),
+                 lambda loc, problem: f"{saved}: {'.'.join(map(str, loc))}: {problem}")
+
+
+def _command_line_layer(cli: dict[str, Any], game_flags: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, flag in flags().items():
+        given = cli.get(name)
+        if given is not None:
+            values[name] = flag.parse(given) if flag.parse else given
+    if game_flags:
+        # the game's own flags, under --set (which wins)
+        values["options"] = {**game_flags, **values.get("options", {})}
+    return values
+
+
+def _flag_problem(loc: tuple[Any, ...], problem: str) -> str:
+    name = str(loc[0]) if loc else ""
+    flag = flags().get(name)
+    where = flag.decls[0].split("/")[0] if flag else name
+    inner = ".".join(map(str, loc[1:]))
+    return f"{where}{' ' + inner if inner else ''}: {problem}"
+
+
+def _same_game(layers: list[Layer], definition: GameDefinition | None) -> None:
+    """One game per command: the file, the folder and the command line must agree."""
+    named = [(la, la.values["game"]) for la in layers if la.values.get("game")]
+    if not named and definition is None:
+        raise UsageError("name the game (`stille-post tournament GAME`), give --config FILE "
+                         "with a `game`, or --resume --out FOLDER")
+    games = {game for _, game in named}
+    if len(games) > 1:
+        raise UsageError(f"the tournament file, the results folder and the command line name "
+                         f"different games: {', '.join(sorted(games))}")
+    for game in games:
+        get_game(game)  # a one-line error for an unknown game
+
+
+def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps) -> int:
+    if settings.workers is not None:
+        return settings.workers
+    # Bot-only runs are CPU-bound: use every core. With model seats the run waits on the
+    # network, one process is enough; rate limits and caps need a single one.
+    return 1 if calls_models or settings.rate_limits or caps.active else (os.cpu_count() or 1)
+
+
+def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
                            "aborted": stats.aborted}
@@ -187,47 +171,6 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     else:
         _print_aggregate(Console(), summary)
         Console().print(f"report: stille-post report {folder}")
-
-
-def _game_of(file: dict[str, Any], cli: dict[str, Any]) -> GameDefinition:
-    if file.get("game"):
-        return get_game(str(file["game"]))
-    out = cli.get("out")
-    if cli.get("resume") and out is not None and (out / "tournament.json").exists():
-        return get_game(TournamentConfig.load(out).game)
-    raise UsageError("name the game (`stille-post tournament GAME`), give --config FILE "
-                     "with a `game`, or --resume --out FOLDER")
-
-
-def _config(definition: GameDefinition, cli: dict[str, Any], flags: dict[str, Any],
-            file: dict[str, Any], pick: Any) -> TournamentConfig:
-    games = pick("games", default=10)
-    if not 1 <= games <= MAX_GAMES:
-        raise UsageError(f"--games must be between 1 and {MAX_GAMES:,}, got {games}")
-    seed = pick("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-    options = {**dict(file.get("options") or {}), **game_options(flags, cli.get("set_"))}
-    roles = {**dict(file.get("roles") or {}), **parse_assignments(cli.get("role"), "role")}
-    players = split_specs(cli.get("players")) if cli.get("players") is not None \
-        else file.get("players")
-    pool = list(split_list(cli.get("pool")) or ()) if cli.get("pool") is not None \
-        else file.get("pool")
-    seating = pick("seating", default="balanced")
-    if pool and seating not in ("balanced", "sampled"):
-        raise UsageError(f"--seating {seating!r}: use balanced or sampled")
-    seats = pick("seats") or options.get("num_players") or definition.players.default
-    if pool and "num_players" not in options:
-        options["num_players"] = seats
-    return TournamentConfig(
-        game=definition.name, games=games, seed=seed,
-        seating="fixed" if not pool else seating,
-        players=tuple(players) if players else None,
-        pool=tuple(pool) if pool else None,
-        seats_per_game=seats if pool else None,
-        options={k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
-        shard=Shard.parse(cli["shard"]) if cli.get("shard") else None,
-        roles=roles, preset=pick("preset"))
 
 
 def register(app: typer.Typer) -> None:

@@ -23,10 +23,6 @@ class ConfigError(UsageError):
     """A game or tournament configuration that cannot be played."""
 
 
-class RosterError(UsageError):
-    """A roster file that is missing, malformed or inconsistent."""
-
-
 class ScenarioError(UsageError):
     """A spec scenario or scripted-player file that is malformed."""
 

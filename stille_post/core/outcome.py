@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from stille_post.providers.base import Usage
+from stille_post.core.usage import Usage
 
 Status = Literal["completed", "aborted"]
 

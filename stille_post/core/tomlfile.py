@@ -61,12 +61,30 @@ def validate(model: type[ModelT], data: dict[str, Any], text: str, path: Path,
         raise ConfigError(describe(exc, text, path)) from None
 
 
+class KeyProblem(ValueError):
+    """A rule broken by one key of a table field (e.g. `roles.spy`): raised by a field
+    validator, it makes the error name that key, so a file's line can be found."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 def describe(exc: ValidationError, text: str, path: Path) -> str:
-    err = exc.errors()[0]
-    loc = tuple(err.get("loc", ()))
+    loc, problem = problem_of(exc)
     key = ".".join(str(p) for p in loc) or "(top level)"
     line = key_line(text, loc)
     where = f"{path}:{line}" if line else str(path)
+    return f"{where}: {key}: {problem}"
+
+
+def problem_of(exc: ValidationError) -> tuple[tuple[Any, ...], str]:
+    """The first error's location and a problem a user can read."""
+    err = exc.errors()[0]
+    loc = tuple(err.get("loc", ()))
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, KeyProblem):
+        loc = (*loc, cause.key)
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         problem = "unknown key"
@@ -84,7 +102,7 @@ def describe(exc: ValidationError, text: str, path: Path) -> str:
         if kind.endswith("_type") or kind.startswith(("literal", "int_", "float_", "greater",
                                                       "less")):
             problem += f", got {_show(err.get('input'))}"
-    return f"{where}: {key}: {problem}"
+    return loc, problem
 
 
 def key_line(text: str, loc: Sequence[Any]) -> int | None:

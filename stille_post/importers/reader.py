@@ -1,11 +1,12 @@
 """A streaming reader of JSONL game logs: lines grouped into games by `game_id`.
 
 Memory stays flat in the size of the input: a game is handed on as soon as its closing
-line (`final_results`) is read, and a game still open when its file ends is *parked*:
-its parsed lines are dropped and only their byte offsets are kept. If a later file goes
-on with the same game id (a game split across files), the parked lines are read again
-from their offsets. The published logs hold one game per file, so parking costs nothing
-there; several games per file, interleaved or not, work the same way.
+line (the format's `closing_type`; `final_results` for the Elimination Game) is read, and
+a game still open when its file ends is *parked*: its parsed lines are dropped and only
+their byte offsets are kept. If a later file goes on with the same game id (a game split
+across files), the parked lines are read again from their offsets. The published logs
+hold one game per file, so parking costs nothing there; several games per file,
+interleaved or not, work the same way.
 
 Bad input is never an exception: a line that is not UTF-8, not JSON, cut off at the end
 of a file, or without a game id is a *problem* attached to the game it belongs to (found
@@ -22,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CLOSING_TYPE = "final_results"
-
 # The game id of a line too damaged to parse, if its text still shows it.
 _GAME_ID_TEXT = re.compile(rb'"game_id"\s*:\s*"?([^",}\s]+)')
 
@@ -36,7 +35,7 @@ class GameLines:
     lines: list[dict[str, Any]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (reason, where)
-    closed: bool = False  # its final_results line was read
+    closed: bool = False  # its closing line was read
     offsets: list[tuple[int, int]] = field(default_factory=list)  # (file index, byte offset)
     parked: bool = False
 
@@ -93,10 +92,11 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return obj, None
 
 
-def read_games(files: Sequence[Path], *, progress: Progress | None = None
+def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress | None = None
                ) -> Iterator[GameLines | Stray]:
-    """Games in the order their closing line is read; then every game never closed
-    (no final_results, or its last line cut off), in the order first seen."""
+    """Games in the order their closing line (of type `closing_type`) is read; then every
+    game never closed (no closing line, or its last line cut off), in the order first
+    seen."""
     open_games: dict[str, GameLines] = {}
     for fi, path in enumerate(files):
         where_file = str(path)
@@ -148,7 +148,7 @@ def read_games(files: Sequence[Path], *, progress: Progress | None = None
                 if where_file not in game.sources:
                     game.sources.append(where_file)
                 touched.add(gid)
-                if obj["type"] == CLOSING_TYPE:
+                if obj["type"] == closing_type:
                     game.closed = True
                     del open_games[gid]
                     touched.discard(gid)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from stille_post.providers.base import ChatRequest, Tool, ToolCall, Usage
 
 if TYPE_CHECKING:
-    from stille_post.games.kit.generation import GenerationConfig
+    from stille_post.players.generation import GenerationConfig
 
 Obs = TypeVar("Obs")
 

@@ -16,7 +16,7 @@ This is also where model output enters the package, so it is made safe here, onc
 - any other exception from a provider is a `ProviderError` (a forfeit), never a crash.
 
 `answer_stats(provider)` counts, per provider, the calls that came back with a usable
-reply; `core/warnings.py` turns a seat that never got one into a warning.
+reply; `cli/warnings.py` turns a seat that never got one into a warning.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from stille_post.providers.base import (
 from stille_post.providers.secrets import redact, redact_data, secrets
 
 if TYPE_CHECKING:
-    from stille_post.games.kit.generation import GenerationConfig
+    from stille_post.players.generation import GenerationConfig
 
 # The name of the placeholder call that carries an unreadable reply to the engine.
 UNREADABLE_REPLY = "unreadable_reply"
@@ -146,7 +146,7 @@ class LLMPlayer:
         # settings too, laid under it. A decision's phase settings win over both.
         self.generation = generation
         if max_output_tokens is not None or temperature is not None:
-            from stille_post.games.kit.generation import GenerationConfig, effective
+            from stille_post.players.generation import GenerationConfig, effective
 
             self.generation = effective(GenerationConfig(max_output_tokens, temperature),
                                         generation)
@@ -155,7 +155,7 @@ class LLMPlayer:
     async def decide(self, decision: Decision[Any]) -> Action:
         request = self.prompts.render(decision)
         gen = self.generation
-        if decision.generation is not None:  # precedence: seat < phase (kit/generation.py)
+        if decision.generation is not None:  # precedence: seat < phase (players/generation.py)
             gen = decision.generation.over(gen)
         if gen is not None:
             request = with_generation(request, gen)

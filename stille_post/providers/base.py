@@ -7,11 +7,11 @@ Opaque provider data (Gemini's thought signatures, Anthropic's thinking blocks) 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from stille_post.core.errors import ProviderError
+from stille_post.core.usage import Usage as Usage  # lives in core: outcomes count it too
 
 Role = Literal["user", "assistant", "tool"]
 
@@ -51,44 +51,10 @@ class ChatRequest:
     max_output_tokens: int | None = None
     temperature: float | None = None
     tool_choice: str | None = None  # "auto" | "required" | "none" | a tool name
-    # Seat or phase settings (models.toml, games/kit/generation.py). Unset, an adapter
+    # Seat or phase settings (models.toml, players/generation.py). Unset, an adapter
     # sends nothing for them, so requests recorded before they existed replay unchanged.
     reasoning_effort: str | None = None  # "low" | "medium" | "high" ..., where the API has it
     extra: dict[str, Any] = field(default_factory=dict)  # extra body parameters, sent as is
-
-
-@dataclass(frozen=True)
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_input_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        # Usage is immutable, so a zero side can hand back the other (a seat's first
-        # answer, a bot's empty usage): no new object on the hot path.
-        if not (other.input_tokens or other.output_tokens or other.cached_input_tokens):
-            return self
-        if not (self.input_tokens or self.output_tokens or self.cached_input_tokens):
-            return other
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-        )
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cached_input_tokens": self.cached_input_tokens,
-        }
-
-    @classmethod
-    def from_json(cls, row: Mapping[str, Any] | None) -> Usage:
-        """A transcript's usage row (extra keys such as `cost_usd` are ignored)."""
-        d = row or {}
-        return cls(int(d.get("input_tokens", 0)), int(d.get("output_tokens", 0)),
-                   int(d.get("cached_input_tokens", 0)))
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from stille_post.core.tomlfile import known_model, read_toml, validate
-from stille_post.providers.caps import CapFields
 from stille_post.providers.pricing import Price
 
 ProviderKind = Literal["openai", "anthropic", "google", "openai-compatible"]
@@ -56,7 +55,7 @@ class PriceEntry(BaseModel):
 
 
 @known_model
-class ModelEntry(CapFields):  # budget_usd, max_tokens: caps on this alias's spend
+class ModelEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     provider: ProviderKind
@@ -67,6 +66,9 @@ class ModelEntry(CapFields):  # budget_usd, max_tokens: caps on this alias's spe
     max_output_tokens: int | None = Field(default=None, ge=1)
     extra: dict[str, Any] = Field(default_factory=dict)
     price: PriceEntry | None = None
+    # Caps on what a results folder spends on this alias (tournament/budget.py).
+    budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, gt=0)
 
     @field_validator("base_url")
     @classmethod

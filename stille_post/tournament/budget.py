@@ -2,8 +2,8 @@
 
 A cap bounds the whole folder (every game it holds, across runs and resumes), so
 `--resume` with a higher cap continues where the last run stopped. The caps are declared
-once (providers/caps.py); they come from the command line, the tournament file, the run
-settings saved in the folder, and (per alias) the model registry.
+declared in tournament/caps.py: the folder's come from the tournament settings (command
+line, tournament file, the run saved in the folder), each alias's from the registry.
 
 How a run keeps to its caps:
 - Before a game starts, its expected cost is added to what the folder has spent and what
@@ -19,10 +19,9 @@ How a run keeps to its caps:
   aborted, with a reason starting `budget`. A resume plays such games again from the
   start (their cut transcripts are kept beside as `games/ID.jsonl.cut-N`, and their spend
   still counts); every other finished game is left alone.
-- Spend is read from the transcripts (their result lines price each seat; see
-  providers/pricing.py for how cached input is billed per provider), so the folder is
-  its own ledger. `spend.json` records, after every run, the caps, the spend per model
-  and why the run stopped (`completed`, `budget`, `interrupted`).
+- Spend is read from the transcripts (tournament/spend.py), so the folder is its own
+  ledger. `spend.json` records, after every run, the caps, the spend per model and why
+  the run stopped (`completed`, `budget`, `interrupted`).
 
 What is not counted: the calls of games a `kill -9` interrupted (their transcripts have
 no result line, and resume replays them). At most `--concurrency` games' worth.
@@ -30,300 +29,32 @@ no result line, and resume replays them). At most `--concurrency` games' worth.
 
 from __future__ import annotations
 
-import inspect
-import json
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stille_post.core.errors import ConfigError, GameAborted
+from stille_post.core.errors import GameAborted
 from stille_post.games.kit.setup import LLMFactory
 from stille_post.players.base import Action, Decision, Player, PromptBook
 from stille_post.providers.base import Usage
-from stille_post.providers.caps import TournamentCaps
-from stille_post.providers.pricing import default_prices, model_of, recorded_cost_usd
+from stille_post.providers.pricing import model_of
+from stille_post.tournament.caps import Caps, alias_of_label, flag
 from stille_post.tournament.config import GameSpec, TournamentConfig, write_json_atomic
+from stille_post.tournament.spend import (
+    CUT_MARK,
+    SPEND_FILE,
+    FolderSpend,
+    folder_spend,
+    labels_and_usage,
+    read_spend_file,
+    transcript_ends,
+)
 
-SPEND_FILE = "spend.json"
-CUT_MARK = ".cut-"  # games/ID.jsonl.cut-N: a game a hard cap cut, kept when it is replayed
 BUDGET_REASON = "budget"  # an aborted game's reason starts with it
 
-
-# --- the caps ------------------------------------------------------------------------------
-
-def flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def cap_options() -> list[inspect.Parameter]:
-    """The CLI flags, one per cap field (so a new cap needs no CLI edit)."""
-    from stille_post.cli.gameopts import option
-
-    out = []
-    for name, f in TournamentCaps.model_fields.items():
-        kind: Any = bool if name == "hard_cap" else f.annotation
-        out.append(option(name, kind, False if kind is bool else None, flag(name),
-                          help=f.description or name))
-    return out
-
-
-@dataclass(frozen=True)
-class ModelCap:
-    budget_usd: float | None = None
-    max_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class Caps:
-    budget_usd: float | None = None
-    max_tokens: int | None = None
-    hard: bool = False
-    models: Mapping[str, ModelCap] = field(default_factory=dict)  # alias name -> caps
-
-    @property
-    def active(self) -> bool:
-        return bool(self.budget_usd or self.max_tokens or self.models)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"budget_usd": self.budget_usd, "max_tokens": self.max_tokens,
-                "hard_cap": self.hard,
-                "models": {k: {"budget_usd": v.budget_usd, "max_tokens": v.max_tokens}
-                           for k, v in sorted(self.models.items())}}
-
-    def run_settings(self) -> dict[str, Any]:
-        """What `tournament.json` keeps, so `--resume --out FOLDER` keeps the caps."""
-        return {k: v for k, v in (("budget_usd", self.budget_usd),
-                                  ("max_tokens", self.max_tokens),
-                                  ("hard_cap", self.hard or None)) if v is not None}
-
-
-def resolve_caps(*sources: Mapping[str, Any]) -> Caps:
-    """The caps from the first source that sets each (command line, file, saved run),
-    and the active model registry's per-alias caps. A bad value is one ConfigError."""
-    from stille_post.providers.models import active_models
-
-    values: dict[str, Any] = {}
-    for name in TournamentCaps.model_fields:
-        for source in sources:
-            value = source.get(name)
-            if value is not None and value is not False:
-                values[name] = value
-                break
-    for name in ("budget_usd", "max_tokens"):
-        value = values.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise ConfigError(f"{flag(name)} must be a number, got {value!r}")
-        if value <= 0:
-            raise ConfigError(f"{flag(name)} must be greater than 0, got {value}")
-    models = {a.name: ModelCap(a.budget_usd, a.max_tokens)
-              for a in active_models().aliases.values()
-              if a.budget_usd is not None or a.max_tokens is not None}
-    budget = values.get("budget_usd")
-    tokens = values.get("max_tokens")
-    return Caps(float(budget) if budget is not None else None,
-                int(tokens) if tokens is not None else None,
-                bool(values.get("hard_cap")), models)
-
-
-def alias_of_label(label: str) -> str | None:
-    """The registry alias a seat label spends under ("model:X" -> X; a plain
-    `PROVIDER:NAME` seat whose NAME is an alias of that provider -> NAME)."""
-    from stille_post.providers.models import active_models
-
-    kind, sep, rest = label.partition(":")
-    if not sep:
-        return None
-    if kind == "model":
-        return rest
-    alias = active_models().for_seat(kind, rest.partition("@")[0])
-    return alias.name if alias is not None else None
-
-
-def has_price(label: str) -> bool:
-    """Whether a seat label is priced by an alias's `price` or a prices.toml entry (a
-    model priced only by the table's [default] has no price of its own)."""
-    from stille_post.providers.models import active_models
-
-    model = model_of(label)
-    if model is None:
-        return True  # a bot spends nothing
-    table = default_prices()
-    alias = active_models().get(model)
-    if alias is not None and alias.price is not None:
-        return True
-    if table.price(model) is not table.default:
-        return True
-    return alias is not None and table.price(alias.model) is not table.default
-
-
-def seat_labels(config: TournamentConfig) -> list[str]:
-    """Every seat spec the tournament can seat, as player labels (bots included)."""
-    from stille_post.games import get_game
-    from stille_post.players.specs import parse_seat_spec
-
-    bots = get_game(config.game).bot_names
-    specs = [*(config.players or ()), *(config.pool or ()), *config.roles.values()]
-    labels = []
-    for text in specs:
-        if text.strip() in ("bot", "bot:"):
-            continue
-        labels.append(parse_seat_spec(text, bots).label)
-    return sorted(set(labels))
-
-
-def check_caps(config: TournamentConfig, caps: Caps, workers: int | None) -> None:
-    """Refuse caps no run can keep: a dollar cap over a model without a price, or more
-    than one process (each would keep its own tally)."""
-    if not caps.active:
-        return
-    if workers is not None and workers > 1:
-        raise ConfigError(f"a budget needs --workers 1 (got {workers}): each process would "
-                          "count only its own spend")
-    labels = seat_labels(config)
-    dollar_caps = caps.budget_usd is not None or any(
-        c.budget_usd is not None for c in caps.models.values())
-    if dollar_caps:
-        for label in labels:
-            if not has_price(label):
-                raise ConfigError(
-                    f"a dollar cap needs a price for every model, and {label} has none: "
-                    "add `price = {{ input = ..., cached_input = ..., output = ... }}` (USD "
-                    "per 1M tokens) to its entry in models.toml")
-
-
-# --- spend ---------------------------------------------------------------------------------
-
-@dataclass
-class ModelSpend:
-    seat_games: int = 0
-    input_tokens: int = 0
-    cached_input_tokens: int = 0
-    output_tokens: int = 0
-    dollars: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def add(self, usage: Usage, dollars: float) -> None:
-        self.seat_games += 1
-        self.input_tokens += usage.input_tokens
-        self.cached_input_tokens += usage.cached_input_tokens
-        self.output_tokens += usage.output_tokens
-        self.dollars += dollars
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seat_games": self.seat_games, "input_tokens": self.input_tokens,
-                "cached_input_tokens": self.cached_input_tokens,
-                "output_tokens": self.output_tokens, "tokens": self.tokens,
-                "dollars": round(self.dollars, 6)}
-
-
-@dataclass
-class Spend:
-    """Tokens and dollars per player label, over some games."""
-
-    models: dict[str, ModelSpend] = field(default_factory=dict)
-    games: int = 0
-
-    @property
-    def dollars(self) -> float:
-        return sum(m.dollars for m in self.models.values())
-
-    @property
-    def tokens(self) -> int:
-        return sum(m.tokens for m in self.models.values())
-
-    def add_game(self, labels: Mapping[str, str], usage: Mapping[str, Any]) -> None:
-        self.games += 1
-        for seat, row in usage.items():
-            if not isinstance(row, Mapping):
-                continue
-            u = Usage.from_json(row)
-            if not (u.input_tokens or u.output_tokens):
-                continue  # a bot, or a seat that never got to speak
-            label = labels.get(str(seat), f"seat {seat}")
-            self.models.setdefault(label, ModelSpend()).add(u, recorded_cost_usd(label, row))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"dollars": round(self.dollars, 6), "tokens": self.tokens,
-                "games": self.games,
-                "models": {k: v.to_json() for k, v in sorted(self.models.items())}}
-
-
-def _ends(path: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """A transcript's header and result lines (None if it has no result line)."""
-    try:
-        with path.open("rb") as fh:
-            first = fh.readline()
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - 65536))
-            last = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-        head, tail = json.loads(first), json.loads(last)
-    except (OSError, ValueError):
-        return None
-    if not (isinstance(head, dict) and isinstance(tail, dict)) or tail.get("kind") != "result":
-        return None
-    return head, tail
-
-
-def _labels_usage(head: Mapping[str, Any], result: Mapping[str, Any]
-                  ) -> tuple[dict[str, str], dict[str, Any]]:
-    """seat -> player label (the header), seat -> usage row (the result line)."""
-    seats = head.get("seats")
-    usage = result.get("usage")
-    labels = {str(s): str(i.get("player", "")) for s, i in seats.items()
-              if isinstance(i, dict)} if isinstance(seats, dict) else {}
-    return labels, dict(usage) if isinstance(usage, dict) else {}
-
-
-@dataclass
-class FolderSpend:
-    """What a results folder has spent: `all` counts every recorded game (cut ones
-    included); `completed` only completed games, whose means predict the next game."""
-
-    all: Spend
-    completed: Spend
-    cut: int = 0
-
-
-def folder_spend(folder: Path) -> FolderSpend:
-    from stille_post.tournament.results import GAMES_DIR
-
-    out = FolderSpend(Spend(), Spend())
-    games = folder / GAMES_DIR
-    paths = sorted(games.glob("*.jsonl")) + sorted(games.glob(f"*.jsonl{CUT_MARK}*")) \
-        if games.is_dir() else []
-    for path in paths:
-        ends = _ends(path)
-        if ends is None:
-            continue
-        head, result = ends
-        labels, usage = _labels_usage(head, result)
-        out.all.add_game(labels, usage)
-        if CUT_MARK in path.name:
-            out.cut += 1
-        elif result.get("status") == "completed":
-            out.completed.add_game(labels, usage)
-    return out
-
-
-def read_spend_file(folder: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((folder / SPEND_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-# --- the guard -----------------------------------------------------------------------------
 
 # The game a task is playing: an LLM seat's wrapper charges its calls to it.
 _GAME: ContextVar[str | None] = ContextVar("stille_post_budget_game", default=None)
@@ -485,11 +216,11 @@ class BudgetGuard:
 
         path = transcript_path(folder, game_id)
         part = path.with_name(path.name + ".part")
-        ends = _ends(part) or _ends(path)
+        ends = transcript_ends(part) or transcript_ends(path)
         if ends is None:
             return
         head, result = ends
-        labels, usage = _labels_usage(head, result)
+        labels, usage = labels_and_usage(head, result)
         self.spent.all.add_game(labels, usage)
         if result.get("status") == "completed":
             self.spent.completed.add_game(labels, usage)
@@ -622,16 +353,4 @@ def reopen_cut_games(folder: Path, index: Any) -> int:
     return len(cut)
 
 
-def spend_table_rows(spend: Mapping[str, Any]) -> Iterable[tuple[str, ...]]:
-    """Rows for a printed table of a spend block (summary and report)."""
-    for label, m in spend.get("models", {}).items():
-        yield (label, f"{m['input_tokens']:,}", f"{m['cached_input_tokens']:,}",
-               f"{m['output_tokens']:,}", f"${m['dollars']:.4f}")
-
-
-SPEND_COLUMNS = ("model", "input", "cached input", "output", "dollars")
-
-Progress = Callable[[], str]
-
-__all__ = ["BudgetGuard", "Caps", "FolderSpend", "Spend", "cap_options", "check_caps",
-           "folder_spend", "resolve_caps"]
+__all__ = ["BUDGET_REASON", "BudgetGuard", "BudgetedPlayer", "reopen_cut_games"]

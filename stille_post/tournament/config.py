@@ -85,7 +85,7 @@ class TournamentConfig:
     seating: Seating = "fixed"
     players: tuple[str, ...] | None = None  # seating "fixed": one spec per seat
     pool: tuple[str, ...] | None = None  # seating "balanced" / "sampled"
-    seats_per_game: int | None = None  # seats drawn from the pool per game
+    seats: int | None = None  # seats drawn from the pool per game (the game's num_players)
     options: Mapping[str, Any] = field(default_factory=dict)  # the game's own options
     shard: Shard | None = None
     roles: Mapping[str, str] = field(default_factory=dict)  # role -> seat spec
@@ -113,7 +113,7 @@ class TournamentConfig:
                 raise ConfigError(f"--seating {self.seating} needs --pool MODEL,MODEL,...")
             if self.players:
                 raise ConfigError("give either --players (fixed seats) or --pool, not both")
-            n = self.seats_per_game
+            n = self.seats
             if n is None or not 2 <= n <= len(self.pool):
                 raise ConfigError(f"seats per game must be between 2 and the pool size "
                                   f"{len(self.pool)}, got {n}")
@@ -130,8 +130,8 @@ class TournamentConfig:
         if self.seating == "fixed":
             seats: list[tuple[str, ...] | None] = [self.players] * self.games
         else:
-            assert self.pool is not None and self.seats_per_game is not None
-            seats = list(seat_schedule(self.pool, self.seats_per_game, self.games,
+            assert self.pool is not None and self.seats is not None
+            seats = list(seat_schedule(self.pool, self.seats, self.games,
                                        seed=self.seed, mode=self.seating,
                                        role_seats=_role_seats(self.game)))
         return [GameSpec(i, self.seed + i, seats[i]) for i in range(self.games)]
@@ -156,6 +156,8 @@ class TournamentConfig:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TournamentConfig:
         d = dict(data)
+        if "seats_per_game" in d:  # its name before one name per concept
+            d["seats"] = d.pop("seats_per_game")
         d["shard"] = Shard.parse(d["shard"]) if d.get("shard") else None
         for key in ("players", "pool", "imported"):
             d[key] = tuple(d[key]) if d.get(key) is not None else None

@@ -28,7 +28,8 @@ from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.session import GameRun, play_game
-from stille_post.tournament.budget import BudgetGuard, Caps, check_caps
+from stille_post.tournament.budget import BudgetGuard
+from stille_post.tournament.caps import Caps, check_caps
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits

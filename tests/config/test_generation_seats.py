@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from stille_post.cli.llm_seats import DEFAULT_MAX_OUTPUT_TOKENS, SeatFactory
-from stille_post.games.kit.generation import GenerationConfig
 from stille_post.players.base import Decision
+from stille_post.players.generation import GenerationConfig
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.base import ChatRequest, Completion, Message, Usage
 from stille_post.providers.models import ModelRegistry, builtin_models, load_models

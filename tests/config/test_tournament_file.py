@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from stille_post.configfiles import TournamentFile, load_tournament_file
+from stille_post.configfiles import load_tournament_file
 from stille_post.core.errors import ConfigError
 from stille_post.core.tomlfile import key_line
+from stille_post.tournament.settings import TournamentSettings
 from tests.config._cli import ROOT
 
 
-def _load(tmp_path: Path, text: str) -> TournamentFile:
+def _load(tmp_path: Path, text: str) -> TournamentSettings:
     path = tmp_path / "sub" / "t.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -35,9 +36,8 @@ def test_the_shipped_example_loads_with_paths_beside_it() -> None:
     assert f.models == ROOT / "examples" / "models.toml"
     assert f.out is not None and f.out.parts[-3:] == ("runs", "tournaments",
                                                      "example-chameleon")
-    # What the CLI merges: None-valued keys left out, paths as Path.
-    dumped = f.model_dump(exclude_none=True)
-    assert "pool" not in dumped and isinstance(dumped["out"], Path)
+    # What the CLI merges as the file's layer: only the keys the file gives.
+    assert "pool" not in f.model_fields_set and "concurrency" in f.model_fields_set
 
 
 def test_relative_paths_are_relative_to_the_file(tmp_path: Path) -> None:
@@ -81,7 +81,8 @@ def test_refusals_name_line_key_and_problem(tmp_path: Path, text: str, expected:
 def test_an_unknown_nested_key_is_found_in_its_table(tmp_path: Path) -> None:
     message = _error(tmp_path, 'game = "chameleon"\n\n[options]\nwords = 8\n\n'
                                '[rate-limits]\nopenai = "1"\n')
-    assert "t.toml:6: rate-limits: unknown key (known: budget_usd, concurrency, game, games," in message
+    assert ("t.toml:6: rate-limits: unknown key (known: budget_usd, concurrency, fsync, game, "
+            "games,") in message
 
 
 def test_key_line_follows_tables_dotted_keys_and_quotes() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from stille_post.importers.elimination_logs import ImportStats, import_logs
+from tests.importers.eg import ImportStats, import_logs
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "fixtures" / "elimination_logs"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from stille_post.importers.elimination_logs import import_logs
+from tests.importers.eg import import_logs
 
 GOOD = "game_1754984898827689.jsonl"
 
@@ -127,13 +127,17 @@ def test_game_split_across_files(logs: Path, tmp_path: Path, read_jsonl: Any) ->
     assert ours.splitlines()[1:] == theirs.splitlines()[1:]  # the same events and result
 
 
-def test_cli_summary_and_exit_codes(cli: Any, logs: Path, tmp_path: Path) -> None:
-    code, out, err = cli("import", "elimination-logs", str(logs), "--out", str(tmp_path / "o"))
+@pytest.mark.parametrize("spelling", [("elimination", "logs"), ("elimination-logs",)])
+def test_cli_summary_and_exit_codes(cli: Any, logs: Path, tmp_path: Path,
+                                    spelling: tuple[str, ...]) -> None:
+    """`import elimination logs` (generated from the game's `importers` hook) and the
+    older `import elimination-logs` are one command."""
+    code, out, err = cli("import", *spelling, str(logs), "--out", str(tmp_path / "o"))
     assert code == 0 and "Traceback" not in err
     assert "9 games read from 8 files: 4 imported, 0 already imported, 5 skipped" in err
     assert "5 games skipped: 1 duplicate game id; 1 malformed line; 1 no final_results; " \
            "1 non-UTF-8 bytes; 1 truncated last line" in err
-    code, out, err = cli("import", "elimination-logs", str(logs), "--out", str(tmp_path / "o"),
+    code, out, err = cli("import", *spelling, str(logs), "--out", str(tmp_path / "o"),
                          "--json")
     data = json.loads(out)
     assert code == 0 and data["already_imported"] == 4 and data["imported"] == 0
@@ -144,7 +148,7 @@ def test_cli_summary_and_exit_codes(cli: Any, logs: Path, tmp_path: Path) -> Non
     (["MISSING"], "no such file or folder"),
     (["LOGS", "--out", "FILE"], "is a file"),
     (["EMPTY"], "no .jsonl log files"),
-    (["LOGS", "--out", "TOURNAMENT"], "not imported Elimination Game logs"),
+    (["LOGS", "--out", "TOURNAMENT"], "not an import of the published Elimination Game logs"),
 ])
 def test_cli_usage_errors_exit_2(cli: Any, logs: Path, tmp_path: Path, args: list[str],
                                  message: str) -> None:
@@ -218,7 +222,7 @@ def test_a_game_open_at_the_end_of_its_file_is_parked(logs: Path, tmp_path: Path
                [json.loads(x) for x in (logs / "game_bare_ids.jsonl").read_text().splitlines()]
                + game[30:])
     seen = []
-    for item in read_games([a, b]):
+    for item in read_games([a, b], closing_type="final_results"):
         assert isinstance(item, GameLines)
         seen.append(item.game_id)
         if item.game_id == "bare-001":  # the reader is inside b.jsonl; the game is parked

@@ -9,7 +9,7 @@ from typing import Any
 
 from stille_post.core.transcript import Transcript
 from stille_post.games.elimination import EVENTS
-from stille_post.importers.elimination_convert import parse_player
+from stille_post.games.elimination.importer.convert import parse_player
 
 G1 = "eg-1754984898827689.jsonl"
 P = "Player{}_Game1754984898827689_{}"
@@ -236,7 +236,7 @@ def test_transcripts_read_back(imported: Path) -> None:
 
 def test_over_limit_is_marked_at_the_exact_word(logs: Path, read_jsonl: Any) -> None:
     """80 words is within the public limit, 81 is over; the text stays whole either way."""
-    from stille_post.importers.elimination_convert import convert_game
+    from stille_post.games.elimination.importer.convert import convert_game
 
     lines = read_jsonl(logs / "game_bare_ids.jsonl")
     texts = {"P1": " ".join(["w"] * 80), "P2": " ".join(["w"] * 81), "P3": "x " * 5000}
@@ -252,7 +252,7 @@ def test_over_limit_is_marked_at_the_exact_word(logs: Path, read_jsonl: Any) -> 
 
 
 def _convert(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    from stille_post.importers.elimination_convert import convert_game
+    from stille_post.games.elimination.importer.convert import convert_game
 
     c = convert_game(str(lines[0]["game_id"]), lines, sources=["g.jsonl"])
     return [json.loads(x) for x in c.lines[1:-1]]

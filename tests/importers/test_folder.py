@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from stille_post.core.errors import ConfigError
-from stille_post.importers.elimination_logs import import_logs
 from stille_post.tournament.config import TournamentConfig
 from stille_post.tournament.index import GameIndex
 from stille_post.tournament.results import check_folder, load_results, merge, row_from_transcript
+from tests.importers.eg import import_logs
 
 IDS = ["eg-1754984898827689", "eg-1754990000000005", "eg-1754990000000006", "eg-bare-001"]
 

@@ -22,9 +22,9 @@ from stille_post.games.elimination import prompts as P
 from stille_post.games.elimination.config import EliminationConfig
 from stille_post.games.elimination.game import GAME_NAME, EliminationEngine
 from stille_post.games.kit.table import Table
-from stille_post.importers.elimination_logs import import_logs
 from stille_post.players.base import Action, Decision
 from stille_post.providers.base import ToolCall
+from tests.importers.eg import import_logs
 
 MODELS = {1: "model-a", 2: "model-b", 3: "model-c", 4: "model-a"}  # seat 4: self-play
 

@@ -18,9 +18,9 @@ from stille_post.core.events import Visibility
 from stille_post.core.rng import make_rng
 from stille_post.games.kit import GenerationConfig, Table, run_channels
 from stille_post.games.kit.framing import cap_words, clean, word_count
-from stille_post.games.kit.generation import effective
 from stille_post.games.kit.votes import leaders, narrow_by, parse_seat, tally
 from stille_post.players.base import Action, Decision, is_instant
+from stille_post.players.generation import effective
 from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from stille_post.cli.warnings import llm_seat_warnings
 from stille_post.core.errors import GameAborted, ProviderError
-from stille_post.core.warnings import llm_seat_warnings
 from stille_post.players.base import Decision
 from stille_post.players.llm import UNREADABLE_REPLY, LLMPlayer
 from stille_post.providers import create_provider

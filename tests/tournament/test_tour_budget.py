@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from stille_post.core.transcript import canonical_text
-from stille_post.tournament.budget import SPEND_FILE, folder_spend
+from stille_post.tournament.spend import SPEND_FILE, folder_spend
 from tests import clirun
 from tests.emulators.server import Emulator, running
 
@@ -200,9 +200,9 @@ def test_report_shows_the_spend_per_model(full: Path) -> None:
 
 
 @pytest.mark.parametrize("args, expect", [
-    (["--budget-usd", "0"], "--budget-usd must be greater than 0"),
-    (["--budget-usd", "-2"], "--budget-usd must be greater than 0"),
-    (["--max-tokens", "0"], "--max-tokens must be greater than 0"),
+    (["--budget-usd", "0"], "--budget-usd: Input should be greater than 0"),
+    (["--budget-usd", "-2"], "--budget-usd: Input should be greater than 0"),
+    (["--max-tokens", "0"], "--max-tokens: Input should be greater than 0"),
     (["--budget-usd", "1", "--workers", "2"], "a budget needs --workers 1"),
     (["--budget-usd", "1", "--players",
       "openai-compatible:unpriced@http://127.0.0.1:9/v1,detective,random,gambler"],

@@ -55,13 +55,13 @@ def test_seating_is_a_pure_function_of_the_seed() -> None:
 def test_config_checks_the_pool() -> None:
     with pytest.raises(ConfigError):
         TournamentConfig(game="stille-post", games=3, seed=1, seating="balanced",
-                         pool=("random",), seats_per_game=2)
+                         pool=("random",), seats=2)
     with pytest.raises(ConfigError):
         TournamentConfig(game="stille-post", games=3, seed=1, seating="balanced")
     with pytest.raises(ConfigError):
         TournamentConfig(game="stille-post", games=0, seed=1)
     cfg = TournamentConfig(game="stille-post", games=3, seed=1, seating="sampled",
-                           pool=POOL, seats_per_game=3, options={"max_rounds": 2})
+                           pool=POOL, seats=3, options={"max_rounds": 2})
     assert TournamentConfig.from_json(json.loads(json.dumps(cfg.to_json()))) == cfg
 
 
@@ -191,7 +191,7 @@ def test_a_bad_pool_member_fails_before_anything_is_written(tmp_path: Path,
     from stille_post.core.errors import UnknownPlayerError
 
     cfg = TournamentConfig(game="stille-post", games=40, seed=1, seating="balanced",
-                           pool=("random", "gambler", "cautious", "nobot"), seats_per_game=2)
+                           pool=("random", "gambler", "cautious", "nobot"), seats=2)
     with pytest.raises(UnknownPlayerError, match="nobot"):
         play(cfg, tmp_path / "never")
     assert not (tmp_path / "never").exists()

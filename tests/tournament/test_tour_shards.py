@@ -28,7 +28,7 @@ def test_two_shards_merged_equal_one_run(tmp_path: Path, play: Play) -> None:
     # A pool with balanced seating: the shards must agree on who sits where.
     whole = TournamentConfig(game="stille-post", games=30, seed=3, seating="balanced",
                              pool=("random", "gambler", "cautious", "detective", "enumerator"),
-                             seats_per_game=4)
+                             seats=4)
     play(whole, tmp_path / "one", concurrency=3)
     for i in (1, 2):
         shard = dataclasses.replace(whole, shard=Shard(i, 2))

@@ -71,6 +71,7 @@ GAME = GameDefinition(
     },
     metrics="stille_post.games.elimination.metrics:compute_metrics",
     charts="stille_post.games.elimination.charts:charts",
+    importers={"logs": "stille_post.games.elimination.importer.convert:LOGS"},
     layout="layout.js",
     hidden_options=("max_message_chars", "reason_words", "decision_timeout_s",
                     "repair_attempts"),

@@ -337,18 +337,11 @@ class EliminationEngine(Engine[EliminationConfig]):
         self.emit("reveal", ranks=keyed, eliminated=list(self.eliminated),
                   cumulative=_keyed(self.cumulative), text=P.reveal_text(keyed))
         notes = {s: self._note(s, ranks[s]) for s in self.seats}
-        details = {
-            "ranks": keyed,
-            "winner": self.winner,
-            "finalists": list(self.finalists),
-            "rounds": self.round,
-            "eliminated_in": {str(s): r for s, r in self.eliminated_in.items()},
-            "decided_by": {str(s): h for s, h in self.decided_by.items()},
-            "cumulative": _keyed(self.cumulative),
-            "jury_votes": {str(s): t for s, t in sorted(self.jury_votes.items())},
-            "over_limit_messages": self.cuts,
-            "num_players": self.config.num_players,
-        }
+        details = R.outcome_details(
+            ranks=ranks, winner=self.winner, finalists=self.finalists, rounds=self.round,
+            eliminated_in=self.eliminated_in, decided_by=self.decided_by,
+            cumulative=self.cumulative, jury_votes=self.jury_votes,
+            over_limit_messages=self.cuts, num_players=self.config.num_players)
         summary = OutcomeSummary(
             winners=(self.winner,) if self.winner is not None else (),
             eliminated=tuple(self.eliminated), valid=status == "completed",

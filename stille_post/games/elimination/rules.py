@@ -334,3 +334,25 @@ def keyed(counts: Mapping[int, int]) -> dict[str, int]:
     """Seat-keyed mappings go into events with string keys: a transcript read back gives
     the same dict, so the canonical text does not depend on having been reloaded."""
     return {str(k): v for k, v in sorted(counts.items())}
+
+
+def outcome_details(*, ranks: Mapping[int, int], winner: int | None, finalists: Sequence[int],
+                    rounds: int, eliminated_in: Mapping[int, int],
+                    decided_by: Mapping[int, str], cumulative: Mapping[int, int],
+                    jury_votes: Mapping[int, Any], over_limit_messages: int,
+                    num_players: int) -> dict[str, Any]:
+    """A game's outcome `details`: one shape for a game played here (game.py) and one
+    imported from the published logs (importer/convert.py), so reports read both alike
+    and the two cannot drift apart. The importer adds only what a log says beyond it."""
+    return {
+        "ranks": keyed(ranks),
+        "winner": winner,
+        "finalists": list(finalists),
+        "rounds": rounds,
+        "eliminated_in": {str(s): r for s, r in eliminated_in.items()},
+        "decided_by": {str(s): h for s, h in decided_by.items()},
+        "cumulative": keyed(cumulative),
+        "jury_votes": {str(s): t for s, t in sorted(jury_votes.items())},
+        "over_limit_messages": over_limit_messages,
+        "num_players": num_players,
+    }

@@ -8,8 +8,10 @@
 - `channels`: concurrent private conversations merged in a fixed order;
 - `framing`: conversation rendering, anti-forgery, caps in characters and words;
 - `votes`: seat parsing, tallies and tie-chain steps;
-- `data`: shipped data through importlib.resources, hashed into the header;
-- `generation`: per-call generation settings and their precedence.
+- `data`: shipped data through importlib.resources, hashed into the header.
+
+`GenerationConfig` (per-call generation settings and their precedence) lives in
+`players.generation`, the layer that applies it; it is re-exported here for games.
 """
 
 from stille_post.core.outcome import GameOutcome, OutcomeSummary
@@ -23,9 +25,9 @@ from stille_post.games.kit.definition import (
     Role,
 )
 from stille_post.games.kit.engine import Engine
-from stille_post.games.kit.generation import GenerationConfig
 from stille_post.games.kit.setup import BotContext, PreparedGame, SetupContext, prepare
 from stille_post.games.kit.table import GameVoid, Table
+from stille_post.players.generation import GenerationConfig
 
 __all__ = [
     "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition", "GameOutcome",

@@ -19,6 +19,7 @@ from stille_post.players.base import Player, PromptBook
 
 if TYPE_CHECKING:
     from stille_post.games.kit.engine import Engine
+    from stille_post.games.kit.importing import LogFormat
     from stille_post.games.kit.setup import BotContext, SetupContext
 
 # The generic event vocabulary: what the terminal renderer and the viewer's generic view
@@ -105,6 +106,9 @@ class GameDefinition:
     layout: str | None = None  # a JS file inside the package: the viewer layout
     # Options that are not flags of their own (reach them with --set key=value).
     hidden_options: tuple[str, ...] = ()
+    # Formats of logs played elsewhere: CLI name -> "module:attr" of a kit LogFormat
+    # (`stille-post import GAME NAME PATH...`), imported only when an import runs.
+    importers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -133,6 +137,15 @@ class GameDefinition:
 
     def charts_fn(self) -> Callable[[dict[str, Any]], dict[str, str]] | None:
         return _resolve(self.charts) if self.charts else None
+
+    def importer(self, name: str) -> LogFormat:
+        if name not in self.importers:
+            from stille_post.core.errors import ConfigError
+
+            known = ", ".join(self.importers) or "none"
+            raise ConfigError(f"{self.name} imports no {name!r} logs; its formats: {known}")
+        fmt: LogFormat = _resolve(self.importers[name])
+        return fmt
 
     def layout_source(self) -> str | None:
         if self.layout is None:

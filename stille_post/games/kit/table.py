@@ -16,17 +16,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
 from stille_post.games.kit.asking import Answer, Pending, ask
-from stille_post.games.kit.generation import GenerationConfig
 from stille_post.players.base import Action, Decision, Player, is_instant
+from stille_post.players.generation import GenerationConfig
 from stille_post.providers.base import Tool, Usage
-
-if TYPE_CHECKING:
-    from stille_post.games.kit.channels import Channel
 
 T = TypeVar("T")
 
@@ -40,6 +37,16 @@ class GameVoid(Exception):
     def __init__(self, seat: int, decision: str, reason: str, rejected: str = "") -> None:
         super().__init__(reason)
         self.seat, self.decision, self.reason, self.rejected = seat, decision, reason, rejected
+
+
+class Venue(Protocol):
+    """Where an ask happens when it is not the table's main log: a private channel
+    (channels.py builds on this module, so the table names only what it uses of one)."""
+
+    def emit(self, type: str, *, actor: int | None = None,
+             visibility: Visibility | None = None, **data: Any) -> Event: ...
+
+    def view(self, seat: int) -> Sequence[Event]: ...
 
 
 class Observe(Protocol):
@@ -90,7 +97,7 @@ class Table:
     def view(self, seat: int) -> Sequence[Event]:
         return self.log.views[seat]
 
-    def flush(self, answer: Answer[Any], channel: Channel | None = None) -> None:
+    def flush(self, answer: Answer[Any], channel: Venue | None = None) -> None:
         """Emit the notices an ask made (repair requests), where the ask happened."""
         emit = channel.emit if channel is not None else self.emit
         for p in answer.pending:
@@ -108,7 +115,7 @@ class Table:
         validate: Callable[[Action], T],
         tools: Sequence[Tool] = (),
         generation: GenerationConfig | None = None,
-        channel: Channel | None = None,
+        channel: Venue | None = None,
         on_failure: OnFailure = "return",
         flush: bool = True,
     ) -> Answer[T]:
@@ -172,7 +179,7 @@ class Table:
         return out
 
     def void_if_failed(self, seat: int, kind: str, answer: Answer[Any],
-                       channel: Channel | None = None) -> None:
+                       channel: Venue | None = None) -> None:
         if answer.failure is None:
             return
         emit = channel.emit if channel is not None else self.emit

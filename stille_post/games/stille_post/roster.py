@@ -11,8 +11,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from stille_post.core.errors import RosterError
+from stille_post.core.errors import UsageError
 from stille_post.games.kit.data import DataFile, load_data
+
+
+class RosterError(UsageError):
+    """A roster file that is missing, malformed or inconsistent."""
+
 
 Provider = Literal["openai", "anthropic", "google", "openai-compatible"]
 Tier = Literal["flagship", "efficient"]

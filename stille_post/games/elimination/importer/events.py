@@ -1,5 +1,5 @@
 """The Elimination Game's events of an imported game, built in the order our engine emits
-them (EVENTS.md), from a game's lines sorted into rounds (elimination_lines)."""
+them (EVENTS.md), from a game's lines sorted into rounds (lines.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 from stille_post.games.elimination import prompts as P
 from stille_post.games.elimination import rules as R
 from stille_post.games.elimination.config import EliminationConfig
+from stille_post.games.elimination.importer.lines import ConvertError, Round, seat_of
 from stille_post.games.kit.framing import word_count
-from stille_post.importers.elimination_lines import ConvertError, Round, seat_of
 
 _DEFAULTS = EliminationConfig()
 REASON_WORDS = _DEFAULTS.reason_words

@@ -1,7 +1,7 @@
-"""Import the published Elimination Game logs (lechmazur/elimination_game, JSONL) into a
-results folder that `report`, `view` and `merge` read like a tournament's:
+"""Import a game's logs played elsewhere (JSONL; the game's `LogFormat`, kit/importing.py)
+into a results folder that `report`, `view` and `merge` read like a tournament's:
 
-    OUT/tournament.json     game "elimination", source "elimination-logs", the game ids
+    OUT/tournament.json     the game, the format's `source`, the game ids
     OUT/index.sqlite        one row per imported game
     OUT/games/<id>.jsonl    one transcript per game (header `imported_from`)
 
@@ -25,14 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError
-from stille_post.importers.elimination_convert import (
-    GAME,
-    LINE_TYPES,
-    SOURCE_FORMAT,
-    Converted,
-    ConvertError,
-    convert_game,
-)
+from stille_post.games.kit.importing import ConvertError, ImportedGame, LogFormat
 from stille_post.importers.reader import GameLines, Progress, Stray, log_files, read_games
 from stille_post.tournament.config import CONFIG_FILE, TournamentConfig, imported_index
 from stille_post.tournament.index import GameIndex, IndexRow
@@ -49,13 +42,13 @@ INCONSISTENT = "inconsistent log"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def transcript_id(game_id: str) -> str:
+def transcript_id(game_id: str, prefix: str) -> str:
     """A file-safe id for an original game id. Ids that need changing get a hash suffix,
     so two ids that differ only in unsafe characters stay two files."""
     safe = _UNSAFE.sub("_", game_id)[:80]
     if safe != game_id or not safe:
         safe += "-" + hashlib.blake2b(game_id.encode("utf-8"), digest_size=4).hexdigest()
-    return f"eg-{safe}"
+    return f"{prefix}{safe}"
 
 
 @dataclass
@@ -85,7 +78,7 @@ class ImportStats:
                 "seconds": round(self.seconds, 3)}
 
 
-def open_folder(out: Path) -> tuple[TournamentConfig, set[str]]:
+def open_folder(out: Path, game: str, fmt: LogFormat) -> tuple[TournamentConfig, set[str]]:
     """The folder's config (created if new) and the ids of the games already imported:
     those whose complete transcript is on disk (the truth; a listed game whose
     transcript is gone is imported again)."""
@@ -93,11 +86,11 @@ def open_folder(out: Path) -> tuple[TournamentConfig, set[str]]:
         raise ConfigError(f"--out {out} is a file; give a folder")
     if (out / CONFIG_FILE).exists():
         config = TournamentConfig.load(out)
-        if config.source != SOURCE_FORMAT or config.game != GAME:
-            raise ConfigError(f"{out} holds a {config.game} tournament, not imported "
-                              "Elimination Game logs; choose another --out")
+        if config.source != fmt.source or config.game != game:
+            raise ConfigError(f"{out} holds a {config.game} tournament, not an import of "
+                              f"{fmt.description}; choose another --out")
     else:
-        config = TournamentConfig(game=GAME, games=0, seed=0, source=SOURCE_FORMAT,
+        config = TournamentConfig(game=game, games=0, seed=0, source=fmt.source,
                                   imported=())
     games = out / GAMES_DIR
     games.mkdir(parents=True, exist_ok=True)
@@ -110,7 +103,7 @@ def open_folder(out: Path) -> tuple[TournamentConfig, set[str]]:
     return config, done
 
 
-def index_row(tid: str, c: Converted) -> IndexRow:
+def index_row(tid: str, c: ImportedGame) -> IndexRow:
     """Equal to the row `ensure_index` rebuilds from the transcript (tested)."""
     return IndexRow(id=tid, idx=imported_index(tid), seed=0, status="completed", reason=None,
                     transcript=f"{GAMES_DIR}/{tid}.jsonl",
@@ -119,15 +112,16 @@ def index_row(tid: str, c: Converted) -> IndexRow:
                     summary=c.summary.to_json())
 
 
-def import_logs(paths: Sequence[Path], out: Path, *, strict: bool = False,
-                progress: Progress | None = None,
+def import_logs(game: str, fmt: LogFormat, paths: Sequence[Path], out: Path, *,
+                strict: bool = False, progress: Progress | None = None,
                 on_game: Callable[[ImportStats], None] | None = None) -> ImportStats:
-    """Import every game of `paths` (files or folders) into `out`; returns the counts."""
+    """Import every game of `paths` (files or folders) of `game`'s format `fmt` into
+    `out`; returns the counts."""
     t0 = time.monotonic()
     stats = ImportStats()
     files = log_files(paths)
     stats.files = len(files)
-    config, done = open_folder(out)
+    config, done = open_folder(out, game, fmt)
     seen: set[str] = set()  # original ids handed on in this run (duplicates after that)
     batch: list[IndexRow] = []
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -145,12 +139,12 @@ def import_logs(paths: Sequence[Path], out: Path, *, strict: bool = False,
         batch.clear()
 
     try:
-        for item in read_games(files, progress=progress):
+        for item in read_games(files, progress=progress, closing_type=fmt.closing_type):
             if isinstance(item, Stray):
                 stats.stray_lines[item.reason] += 1
                 continue
             stats.read += 1
-            row = _one(item, out, done, seen, stats, strict=strict, stamp=stamp)
+            row = _one(fmt, item, out, done, seen, stats, strict=strict, stamp=stamp)
             if row is not None:
                 batch.append(row)
                 if len(batch) >= BATCH:
@@ -163,14 +157,14 @@ def import_logs(paths: Sequence[Path], out: Path, *, strict: bool = False,
     return stats
 
 
-def _one(game: GameLines, out: Path, done: set[str], seen: set[str], stats: ImportStats,
-         *, strict: bool, stamp: str) -> IndexRow | None:
+def _one(fmt: LogFormat, game: GameLines, out: Path, done: set[str], seen: set[str],
+         stats: ImportStats, *, strict: bool, stamp: str) -> IndexRow | None:
     gid = game.game_id
     if gid in seen:
         stats.skip(gid, DUPLICATE, "first copy kept; this one from " + ", ".join(game.sources))
         return None
     seen.add(gid)
-    tid = transcript_id(gid)
+    tid = transcript_id(gid, fmt.transcript_prefix)
     if game.problems:
         reason, where = game.problems[0]
         more = f" (+{len(game.problems) - 1} more)" if len(game.problems) > 1 else ""
@@ -184,12 +178,12 @@ def _one(game: GameLines, out: Path, done: set[str], seen: set[str], stats: Impo
         return None
     lines = []
     for line in game.lines:
-        if line["type"] in LINE_TYPES:
+        if line["type"] in fmt.line_types:
             lines.append(line)
         else:  # a type the published format does not have: counted, not guessed at
             stats.unknown_types[str(line["type"])[:40]] += 1
     try:
-        converted = convert_game(gid, lines, sources=game.sources, imported_at=stamp)
+        converted = fmt.convert(gid, lines, game.sources, stamp)
     except ConvertError as exc:
         stats.skip(gid, INCONSISTENT, str(exc))
         return None

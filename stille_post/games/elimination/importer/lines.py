@@ -1,5 +1,5 @@
 """The published Elimination Game logs, read: player ids, and a game's lines sorted into
-rounds and phases (the first step of elimination_convert)."""
+rounds and phases (the first step of convert.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from stille_post.games.kit.importing import ConvertError
 
 GAME = "elimination"
 SOURCE_FORMAT = "elimination-logs"
@@ -21,10 +23,6 @@ LINE_TYPES = frozenset({
 # "Player7_Game1754984898827689_o1-mini": seat, game, model key (which may hold "_").
 _FULL_ID = re.compile(r"^Player(\d+)_Game([^_]*)_(.+)$", re.S)
 _SHORT_ID = re.compile(r"^\s*P(?:layer)?\s*_?(\d+)\s*$", re.I)
-
-
-class ConvertError(ValueError):
-    """A game whose lines do not make a consistent game; the message says why."""
 
 
 def parse_player(value: Any) -> tuple[int | None, str | None]:

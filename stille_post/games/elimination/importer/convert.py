@@ -24,7 +24,6 @@ Rules of the conversion (the "why" of each is in the code):
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from stille_post import __version__
@@ -33,8 +32,8 @@ from stille_post.core.transcript import FORMAT_VERSION, dumps
 from stille_post.games.elimination import prompts as P
 from stille_post.games.elimination import rules as R
 from stille_post.games.elimination.config import EliminationConfig
-from stille_post.importers.elimination_events import GameEvents, keyed
-from stille_post.importers.elimination_lines import (
+from stille_post.games.elimination.importer.events import GameEvents, keyed
+from stille_post.games.elimination.importer.lines import (
     GAME,
     LINE_TYPES,
     SOURCE_FORMAT,
@@ -47,30 +46,22 @@ from stille_post.importers.elimination_lines import (
     segment,
     winner_of,
 )
+from stille_post.games.kit.importing import ImportedGame, LogFormat
 
-__all__ = ["GAME", "LINE_TYPES", "SOURCE_FORMAT", "ConvertError", "Converted", "convert_game",
-           "parse_player", "seat_of"]
-
-@dataclass(frozen=True)
-
-
-class Converted:
-    """A converted game: the transcript's lines and what the results index needs."""
-
-    game_id: str  # the original id
-    lines: list[str]  # JSONL lines, without newlines
-    seats: dict[str, dict[str, Any]]
-    placements: dict[int, int]
-    summary: OutcomeSummary
-    bare_ids: bool  # no model keys anywhere: labels are `unknown`
-    unlabelled: int = 0  # seats with no model key (labelled `unknown`)
-
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
-
+__all__ = [
+    "GAME",
+    "LINE_TYPES",
+    "LOGS",
+    "SOURCE_FORMAT",
+    "ConvertError",
+    "ImportedGame",
+    "convert_game",
+    "parse_player",
+    "seat_of",
+]
 
 def convert_game(game_id: str, lines: Sequence[dict[str, Any]], *, sources: Sequence[str],
-                 imported_at: str | None = None) -> Converted:
+                 imported_at: str | None = None) -> ImportedGame:
     """The transcript of one game. Raises ConvertError for lines that make no game."""
     seat_models = models(lines)
     seats_seen = sorted(seat_models)
@@ -113,19 +104,12 @@ def convert_game(game_id: str, lines: Sequence[dict[str, Any]], *, sources: Sequ
         if model:
             row["model"] = model
         seats[str(s)] = row
-    details: dict[str, Any] = {
-        "ranks": by_seat,
-        "winner": winner,
-        "finalists": game.finalists,
-        "rounds": log.round,
-        "eliminated_in": {str(s): r for s, r in game.eliminated_in.items()},
-        "decided_by": {str(s): h for s, h in game.decided_by.items()},
-        "cumulative": keyed(game.cumulative),
-        "jury_votes": {str(s): t for s, t in sorted(game.jury_votes.items())},
-        "over_limit_messages": game.over_limit,
-        "num_players": n,
-        "imported": True,
-    }
+    details = R.outcome_details(
+        ranks=ranks, winner=winner, finalists=game.finalists, rounds=log.round,
+        eliminated_in=game.eliminated_in, decided_by=game.decided_by,
+        cumulative=game.cumulative, jury_votes=game.jury_votes,
+        over_limit_messages=game.over_limit, num_players=n)
+    details["imported"] = True
     if ranks != computed:
         details["computed_ranks"] = keyed(computed)  # what our rules would have ranked
     if "winners_full" in results:
@@ -147,7 +131,7 @@ def convert_game(game_id: str, lines: Sequence[dict[str, Any]], *, sources: Sequ
               "timing": {"seconds": 0.0}}
     out = [dumps(header), *(dumps(e) for e in log.events), dumps(result)]
     unlabelled = sum(m is None for m in seat_models.values())
-    return Converted(game_id, out, seats, ranks, summary, bare, unlabelled)
+    return ImportedGame(game_id, out, seats, ranks, summary, bare, unlabelled)
 
 
 def _notes(game: GameEvents, ranks: Mapping[int, int], winner: int) -> dict[int, str]:
@@ -160,3 +144,17 @@ def _notes(game: GameEvents, ranks: Mapping[int, int], winner: int) -> dict[int,
         else:
             out[s] = f"out in round {game.eliminated_in.get(s)} (rank {ranks[s]})"
     return out
+
+
+def _convert(game_id: str, lines: Sequence[Mapping[str, Any]], sources: Sequence[str],
+             imported_at: str | None) -> ImportedGame:
+    return convert_game(game_id, [dict(line) for line in lines], sources=sources,
+                        imported_at=imported_at)
+
+
+# `stille-post import elimination logs PATH...` (games/elimination/__init__.py names it).
+LOGS = LogFormat(
+    name="logs", source=SOURCE_FORMAT,
+    description="the published Elimination Game logs (lechmazur/elimination_game, JSONL)",
+    line_types=LINE_TYPES, closing_type="final_results", transcript_prefix="eg-",
+    convert=_convert)
