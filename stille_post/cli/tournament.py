@@ -42,6 +42,9 @@ ACTIONS = [
     option("replay", Path | None, None, "--replay",
            help="replay LLM seats from this cassette, offline"),
     option("as_json", bool, False, "--json", help="print only the aggregate JSON"),
+    option("estimate", bool, False, "--estimate",
+           help="print the expected tokens and dollars per model (offline, no keys) and "
+                "play nothing"),
 ]
 # One option per settings field that has a flag; None means "not given on the line".
 COMMON = ACTIONS + [option(name, flag.cli_type | None, None, *flag.decls, help=flag.help)
@@ -50,7 +53,13 @@ COMMON = ACTIONS + [option(name, flag.cli_type | None, None, *flag.decls, help=f
 
 def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                        flags: dict[str, Any]) -> None:
+    if cli.get("estimate") and cli.get("resume"):
+        raise UsageError("--estimate plans a new tournament and plays nothing; drop "
+                         "--resume (or --estimate)")
     settings = settings_from(definition, cli, flags)
+    if cli.get("estimate"):
+        _print_estimate(settings, bool(cli.get("as_json")))
+        return
     folder = settings.folder()
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {folder} is a file; give a results folder")
@@ -77,6 +86,45 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             workers=_workers(settings, llm_factory is not None, caps), caps=caps,
             run_settings=settings.run_settings()))
     _print_summary(folder, stats, as_json)
+
+
+def _print_estimate(settings: TournamentSettings, as_json: bool) -> None:
+    from stille_post.providers.models import load_models, using_models
+    from stille_post.tournament.estimate import estimate
+
+    with using_models(load_models(settings.models)):
+        config = settings.config()
+        check_caps(config, caps_of(settings), settings.workers)
+        plan = estimate(config, limits=settings.limits(), budget_usd=settings.budget_usd,
+                        max_tokens=settings.max_tokens)
+    if as_json:
+        typer.echo(json.dumps(plan))
+        return
+    console = Console()
+    console.print(f"estimate of {plan['games']} {config.game} games ({plan['method']})")
+    table = Table(title="expected spend (low-high: the range of the sampled games)")
+    for col in ("model", "seat-games", "input tok", "output tok", "tokens", "dollars"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+
+    def span(block: dict[str, float], money: bool = False) -> str:
+        f = (lambda v: f"${v:,.4f}") if money else (lambda v: f"{v:,.0f}")
+        return f"{f(block['expected'])} ({f(block['low'])}-{f(block['high'])})"
+
+    for label, m in plan["models"].items():
+        table.add_row(label, str(m["seat_games"]), f"{m['input_tokens']['expected']:,.0f}",
+                      f"{m['output_tokens']['expected']:,.0f}", span(m["tokens"]),
+                      span(m["dollars"], True))
+    table.add_row("total", "", f"{plan['input_tokens']['expected']:,.0f}",
+                  f"{plan['output_tokens']['expected']:,.0f}", span(plan["tokens"]),
+                  span(plan["dollars"], True))
+    console.print(table)
+    console.print(f"per game: {plan['per_game']['tokens']:,.0f} tokens, "
+                  f"${plan['per_game']['dollars']:.4f}")
+    wall = plan["wall_minutes"]
+    console.print(f"wall time at the rate limits: {wall['total']:.1f} min" if wall else
+                  "wall time: no rate limits set (bound by the providers' latency)")
+    if plan.get("within_caps") is not None:
+        console.print(f"within the caps: {plan['within_caps']} of {plan['games']} games")
 
 
 def settings_from(definition: GameDefinition | None, cli: dict[str, Any],
