@@ -15,6 +15,8 @@ from stille_post.tournament.ratings import DEFAULT_PASSES
 
 
 def register(app: typer.Typer) -> None:
+    register_leaderboard(app)
+
     @app.command()
     def report(
         results_dir: Annotated[Path, typer.Argument(help="a tournament results folder")],
@@ -86,6 +88,39 @@ def register(app: typer.Typer) -> None:
 
 def _f(v: Any) -> str:
     return f"{v:.3f}" if isinstance(v, float) else "–" if v is None else str(v)
+
+
+def register_leaderboard(app: typer.Typer) -> None:
+    @app.command()
+    def leaderboard(
+        folders: Annotated[list[Path], typer.Argument(
+            help="results folders (tournaments or imported logs), any mix of games")],
+        out: Annotated[Path, typer.Option(
+            "--out", help="where index.html, leaderboard.json and leaderboard.csv go")]
+        = Path("leaderboard"),
+        labels: Annotated[Path | None, typer.Option(
+            "--labels", help="display names (TOML): \"model-key\" = \"Name\"; models "
+                             "are matched across folders by this name")] = None,
+        seed: Annotated[int, typer.Option(help="seed of the ratings and the rank interval")]
+        = 0,
+        as_json: Annotated[bool, typer.Option("--json", help="print the JSON too")] = False,
+    ) -> None:
+        """One leaderboard across games: a row per model, a column per game."""
+        from stille_post.tournament import crossboard
+        from stille_post.tournament.report import load_labels
+
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file; give a folder")
+        names = load_labels(labels) if labels is not None else None
+        boards = crossboard.load_boards(folders, names, seed=seed)
+        board = crossboard.build(boards, seed=seed)
+        written = crossboard.write(board, boards, out)
+        if as_json:
+            typer.echo(json.dumps(board))
+        else:
+            err = Console(stderr=True)
+            for path in written:
+                err.print(f"wrote {path}")
 
 
 def _print(console: Console, data: dict[str, Any]) -> None:
