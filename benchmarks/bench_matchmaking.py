@@ -11,9 +11,10 @@ the true order and the mean σ ≤ 1.0; it reports the games that took, per seat
 over `--pools` pools (default 20), each pool's skills and outcomes drawn from
 `--seed` (default 0), as a median and the 10th-90th percentile interval.
 
-Skills: 48 evenly spaced normal quantiles, mean 5 and sd 2.5, so the pool spans about
-0..10 on the rating scale (the Elimination Game's table is not shipped; this spread is
-an assumption, see docs/campaigns.md).
+Skills: spread like the Elimination Game's published table (`PUBLISHED_MU`: the 27
+models' μ of lechmazur/elimination_game's README leaderboard, 3.10 to 6.66 on the same
+μ = 5 scale): 48 evenly spaced quantiles of those μ (linear interpolation), shuffled
+per pool.
 """
 
 from __future__ import annotations
@@ -24,21 +25,32 @@ import statistics
 import sys
 from collections.abc import Sequence
 
-from scipy.stats import norm, spearmanr
+from scipy.stats import spearmanr
 
 from stille_post.tournament.ratings import BETA, MU, SIGMA, FastRater
 from stille_post.tournament.seating import adaptive_seats, seat_schedule
 
 M, SEATS = 48, 8
 SPEARMAN, MEAN_SIGMA = 0.95, 1.0
-MAX_GAMES = 20_000
+MAX_GAMES = 50_000
 MODES = ("adaptive", "balanced", "sampled")
 
 
+PUBLISHED_MU = (6.659, 6.639, 6.369, 6.254, 5.966, 5.943, 5.633, 5.354, 5.339, 5.265,
+                4.966, 4.923, 4.853, 4.784, 4.716, 4.713, 4.710, 4.700, 4.532, 4.412,
+                4.331, 4.302, 4.273, 4.089, 3.649, 3.350, 3.099)
+
+
 def skills(rng: random.Random) -> list[float]:
-    quantiles = [float(norm.ppf((i + 0.5) / M, loc=5.0, scale=2.5)) for i in range(M)]
-    rng.shuffle(quantiles)
-    return quantiles
+    table = sorted(PUBLISHED_MU)
+    out = []
+    for i in range(M):
+        x = (i + 0.5) / M * (len(table) - 1)
+        lo = int(x)
+        hi = min(lo + 1, len(table) - 1)
+        out.append(table[lo] + (x - lo) * (table[hi] - table[lo]))
+    rng.shuffle(out)
+    return out
 
 
 def games_to_converge(mode: str, truth: Sequence[float], seed: int) -> int:
