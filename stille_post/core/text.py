@@ -58,3 +58,16 @@ def clean_data(value: Any, *, _depth: int = 0) -> Any:
         return value if value == value and value not in (float("inf"), float("-inf")) \
             else None
     return clean_text(str(value))
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the common prefix of two texts, by bisection on slice comparisons
+    (C speed: a character loop made a long game's requests quadratic in Python)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

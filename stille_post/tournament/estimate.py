@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stille_post.core.rng import derive_rng, make_rng
+from stille_post.core.text import common_prefix
 from stille_post.games import get_game
 from stille_post.games.kit.setup import SetupContext, build_config
 from stille_post.players.base import Action, Decision, Player, PromptBook
@@ -87,17 +88,6 @@ def approx_tokens(chars: int) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN) if chars else 0
 
 
-def _common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # bisection on slice comparisons: C speed
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 class MeasuringPlayer:
     """An LLM seat's stand-in: a bot decides, the seat's request is measured. A share of
     the replies (the provider kind's recorded `unreadable` share) comes back unreadable,
@@ -116,7 +106,7 @@ class MeasuringPlayer:
 
     async def decide(self, decision: Decision[Any]) -> Action:
         text = request_text(self.prompts.render(decision))
-        prefix = approx_tokens(_common_prefix(self._last, text))
+        prefix = approx_tokens(common_prefix(self._last, text))
         self._last = text
         usage = Usage(approx_tokens(len(text)), self.profile.tokens,
                       prefix if prefix >= CACHE_MIN_TOKENS else 0)

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from stille_post.core.text import common_prefix
 from tests.emulators.faults import TRANSPORT_FAULTS, FaultPolicy, mutate
 from tests.emulators.policy import decide
 
@@ -73,7 +74,7 @@ class EmulatorState:
         with self.lock:
             best = 0
             for old in self.seen_prompts.get(model, []):
-                best = max(best, _common_prefix(old, prompt))
+                best = max(best, common_prefix(old, prompt))
             self.seen_prompts.setdefault(model, []).append(prompt)
         cached = best // 4
         if cached < minimum:
@@ -108,19 +109,6 @@ class EmulatorState:
             seen.update(keys[b] for b in cacheable)
         written = max(0, ends[max(cacheable)] - read) if cacheable else 0
         return read, written
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the common prefix, by bisection on slice comparisons (C speed: a
-    character loop made a long game's requests quadratic in Python)."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _rid(prefix: str, body: bytes, n: int = 24) -> str:
