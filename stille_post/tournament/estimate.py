@@ -230,6 +230,12 @@ def estimate(config: TournamentConfig, *, limits: RateLimits | None = None,
     games the expected spend per game lets start."""
     plan = config.shard_plan()
     picked = plan[:max(1, sample)]
+    # A large pool: also the first game of every model the first games did not seat.
+    seen = {p for g in picked for p in g.players or ()}
+    for g in plan[len(picked):]:
+        if not set(g.players or ()) <= seen:
+            picked.append(g)
+            seen |= set(g.players or ())
 
     async def play_all() -> dict[int, list[SeatGame]]:
         return {g.index: await sample_game(config, g) for g in picked}

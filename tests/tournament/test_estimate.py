@@ -94,3 +94,13 @@ def test_bad_estimates_are_one_line_and_exit_2(tmp_path: Path, args: list[str],
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
     assert expect in done.stderr
+
+
+def test_every_model_of_a_large_pool_is_estimated() -> None:
+    pool = (*(f"openai:gpt-5-mini-{i}" for i in range(12)), "detective", "random")
+    config = TournamentConfig(game="stille-post", games=30, seed=2, seating="balanced",
+                              pool=pool, seats=4, options={"num_players": 4, "max_rounds": 1})
+    plan = estimate(config, sample=2)  # two games seat 8 of the 14
+    assert set(plan["models"]) == set(pool[:12])
+    assert sum(m["seat_games"] for m in plan["models"].values()) == \
+        sum(1 for g in config.plan() for p in g.players or () if p.startswith("openai:"))
