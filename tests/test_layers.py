@@ -37,7 +37,6 @@ LAYERS: dict[str, int] = {
 # only ever shrinks), and no other circle may appear.
 KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({"stille_post.games.kit.definition", "stille_post.games.kit.setup"}),
-    frozenset({"stille_post.providers.models", "stille_post.providers.pricing"}),
     frozenset({"stille_post.providers.recording", "stille_post.providers.secrets"}),
 }
 

@@ -54,6 +54,9 @@ COMMON = [
     option("strict", bool, False, "--strict",
            help="exit 1 when an LLM seat never got a valid answer (a dead server, a "
                 "cassette that does not match)"),
+    option("port", int | None, None, "--port",
+           help="with a `web` seat: serve its page on 127.0.0.1:PORT (0 or omitted: any "
+                "free port; the URL is printed)"),
     option("as_json", bool, False, "--json", help="print only a JSON summary"),
     option("quiet", bool, False, "--quiet", help="do not render the conversation"),
 ]
@@ -88,26 +91,40 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
     path = unique_path(out or Path("runs") / definition.name / f"seed-{seed}.jsonl")
     console = Console(stderr=as_json, quiet=as_json)
     from stille_post.cli.llm_seats import llm_session
+    from stille_post.players.humans import HumanHost, hosting
+
+    players = split_specs(common.get("players"))
+    people = _people(players, roles, options, definition, common.get("port"))
+    host = HumanHost(port=common.get("port"), vocabulary=definition.events)
 
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
                      replay=common.get("replay"), models=common.get("models")) as llm_factory:
-        watch = None
-        if not (as_json or common.get("quiet")):
+        watch: Any = None
+        if people:
+            # The live rendering is omniscient: with a person at the table they see only
+            # their own seat's view (and a web page is fed every event it may show).
+            watch = host.observe
+        elif not (as_json or common.get("quiet")):
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
 
         async def play_and_close() -> GameRun:
             try:
+                if "web" in people:
+                    url = await host.start_web()
+                    typer.echo(f"web seat: open {url}", err=True)
                 return await play_game(
                     definition.name, seed=seed, out=path,
-                    players=split_specs(common.get("players")), options=options, roles=roles,
+                    players=players, options=options, roles=roles,
                     preset=common.get("preset"), llm_factory=llm_factory, watch=watch)
             finally:
                 # The seats' HTTP connections close on the loop that opened them, before
                 # asyncio.run closes it.
+                await host.aclose()
                 if llm_factory is not None:
                     await llm_factory.aclose()
 
-        run = asyncio.run(play_and_close())
+        with hosting(host):
+            run = asyncio.run(play_and_close())
     # A game in which an LLM seat never got a usable answer "completes" on forfeits alone:
     # say so, in the summary too.
     warnings = llm_seat_warnings(llm_factory.providers if llm_factory is not None else [])
@@ -131,6 +148,23 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         raise typer.Exit(1)
     if warnings and common.get("strict"):
         raise typer.Exit(1)
+
+
+def _people(players: list[str] | None, roles: dict[str, str], options: dict[str, Any],
+            definition: GameDefinition, port: int | None) -> set[str]:
+    """The kinds of person seated ("human", "web"). A person answers in their own time:
+    the game's answer deadline is lifted to a week unless the user set one."""
+    from stille_post.players.humans import HUMAN_DECISION_TIMEOUT_S, has_people
+
+    people = has_people([*(players or []), *roles.values()])
+    if port is not None and "web" not in people:
+        raise UsageError("--port serves a web seat's page: seat one with --players web,...")
+    if port is not None and not 0 <= port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, got {port}")
+    if people and "decision_timeout_s" in definition.config.model_fields \
+            and options.get("decision_timeout_s") is None:
+        options["decision_timeout_s"] = HUMAN_DECISION_TIMEOUT_S
+    return people
 
 
 def register(app: typer.Typer) -> None:

@@ -6,6 +6,7 @@ a heuristic bot or a script is invisible to the engine: all of them implement `d
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -28,6 +29,10 @@ class Decision(Generic[Obs]):
     repair: str | None = None
     # The phase's generation settings (a short answer, say); they win over the seat's.
     generation: GenerationConfig | None = None
+    # The engine's own validation of an answer (raises a ResponseError), so that a person
+    # at the seat can be told at once and asked again (players/forms.py). Models, bots
+    # and agents never see it; it must not change the game's state.
+    check: Callable[[Action], object] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,12 @@
     model:ALIAS                   a model registry alias (models.toml): provider, API id,
                                   base_url and generation settings come from the alias
     script:FILE.yaml              scripted replies from a file, through the LLM path
+    human                         a person at this terminal (`stille-post play` only)
+    web                           a person in a browser: one local page (`play --port`)
+    agent:NAME[+MODEL]            an agent plug-in of the `stille_post.agents` entry points
+    python:module:attr[+MODEL]    an agent plug-in by import path; MODEL (any LLM seat
+                                  spec above, `model:ALIAS` or `script:FILE` included) is
+                                  the model the agent may call (docs/agents.md)
 
 A `PROVIDER:NAME` seat whose NAME is an alias of that same provider also gets the
 alias's API id and settings (cli/llm_seats.py), but keeps NAME as its model: that is how
@@ -23,6 +29,9 @@ if TYPE_CHECKING:
     from stille_post.providers.models import ModelRegistry
 
 LLM_KINDS = ("openai", "anthropic", "google", "openai-compatible")
+# How a person's seat is marked in the transcript header and on a leaderboard.
+HUMAN_LABELS = {"terminal": "human", "web": "human:web"}
+AGENT_KINDS = ("agent", "python")
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,9 @@ class SeatSpec:
     base_url: str | None = None
     script: str | None = None  # a script:FILE seat: replies read from FILE
     alias: str | None = None  # a model:ALIAS seat (provider, model, base_url resolved)
+    human: str | None = None  # "terminal" | "web": a person plays this seat
+    agent: str | None = None  # "agent:NAME" | "python:module:attr": an agent plug-in
+    agent_model: str | None = None  # the agent's model, an LLM (or script) seat spec
 
     @property
     def is_llm(self) -> bool:
@@ -41,6 +53,10 @@ class SeatSpec:
 
     @property
     def label(self) -> str:
+        if self.human:
+            return HUMAN_LABELS[self.human]
+        if self.agent:
+            return self.raw
         if self.bot:
             return f"bot:{self.bot}"
         if self.script:
@@ -59,14 +75,18 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
     spec = raw.strip()
     if not spec:
         raise UnknownPlayerError("an empty player spec; use a bot name or provider:model")
+    if spec in ("human", "web"):
+        return SeatSpec(raw=spec, human="terminal" if spec == "human" else "web")
     head, sep, rest = spec.partition(":")
+    if head in AGENT_KINDS and sep:
+        return _agent_seat(spec, head, rest, models)
     if not sep or head == "bot":
         name = rest if sep else head
         if name not in bot_names:
             raise UnknownPlayerError(
                 f"unknown player {raw!r}; bots: {', '.join(bot_names)}; "
                 f"LLM seats: {', '.join(k + ':MODEL' for k in LLM_KINDS)}; model:ALIAS; "
-                "script:FILE.yaml"
+                "script:FILE.yaml; human; web; agent:NAME; python:module:attr"
             )
         return SeatSpec(raw=spec, bot=name)
     if head == "script":
@@ -100,6 +120,28 @@ def _alias_seat(spec: str, name: str, models: ModelRegistry | None) -> SeatSpec:
         raise UnknownPlayerError(f"{spec!r}: {unknown_alias(name, registry)}")
     return SeatSpec(raw=spec, provider=alias.provider, model=alias.model,
                     base_url=alias.base_url, alias=alias.name)
+
+
+def _agent_seat(spec: str, head: str, rest: str, models: ModelRegistry | None) -> SeatSpec:
+    """`agent:NAME[+MODEL]` or `python:module:attr[+MODEL]`. The model part is any LLM
+    seat spec (checked here, so a typo is one line before the game starts)."""
+    ref, plus, model = rest.partition("+")
+    ref = ref.strip()
+    if head == "python":
+        module, colon, attr = ref.rpartition(":")
+        if not colon or not module or not attr:
+            raise UnknownPlayerError(f"{spec!r}: write python:module:attr (e.g. "
+                                     "python:examples.agents.rule_based:Agent)")
+    elif not ref:
+        raise UnknownPlayerError(f"{spec!r} names no agent; write agent:NAME")
+    agent_model = None
+    if plus:
+        inner = parse_seat_spec(model, (), models)
+        if not (inner.is_llm or inner.script):
+            raise UnknownPlayerError(f"{spec!r}: an agent's model is an LLM seat spec "
+                                     "(openai:MODEL, model:ALIAS, script:FILE.yaml, ...)")
+        agent_model = inner.raw
+    return SeatSpec(raw=spec, agent=f"{head}:{ref}", agent_model=agent_model)
 
 
 def parse_seat_list(text: str, bot_names: tuple[str, ...]) -> list[SeatSpec]:

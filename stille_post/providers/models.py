@@ -35,7 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from stille_post.core.tomlfile import known_model, read_toml, validate
-from stille_post.providers.pricing import Price
+from stille_post.providers.price import Price
 
 ProviderKind = Literal["openai", "anthropic", "google", "openai-compatible"]
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]

@@ -19,24 +19,10 @@ from typing import Any
 
 from stille_post.core.errors import ConfigError
 from stille_post.providers.base import Usage
+from stille_post.providers.models import active_models
+from stille_post.providers.price import Price
 
-_PER = 1_000_000
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # OpenAI's dated snapshots
-
-
-@dataclass(frozen=True)
-class Price:
-    input: float
-    cached_input: float
-    output: float
-    # True when the API counts cached tokens inside input_tokens (OpenAI, Google).
-    cached_included: bool = True
-
-    def cost(self, usage: Usage) -> float:
-        cached = usage.cached_input_tokens
-        uncached = usage.input_tokens - cached if self.cached_included else usage.input_tokens
-        return (max(0, uncached) * self.input + cached * self.cached_input
-                + usage.output_tokens * self.output) / _PER
 
 
 @dataclass(frozen=True)
@@ -89,8 +75,6 @@ def cost_usd(model: str, usage: Usage) -> float:
     """Dollars for one model's usage, with the shipped price table. A name that is an
     alias of the active model registry (providers/models.py) is priced by the alias's
     `price` when it has one, else as its own name or, failing that, its API model."""
-    from stille_post.providers.models import active_models  # it imports Price from here
-
     table = default_prices()
     alias = active_models().get(model)
     if alias is not None:
@@ -103,7 +87,10 @@ def cost_usd(model: str, usage: Usage) -> float:
 
 def model_of(label: str) -> str | None:
     """The API model a seat label names ("openai:gpt-5-mini" -> "gpt-5-mini",
-    "openai-compatible:MODEL@URL" -> "MODEL"); None for bots."""
+    "openai-compatible:MODEL@URL" -> "MODEL"); None for bots. An agent seat
+    ("python:module:attr+openai:gpt-5-mini") is priced by its model, after the `+`."""
+    if "+" in label:
+        label = label.rpartition("+")[2]
     kind, sep, model = label.partition(":")
     if not sep or kind == "bot" or not model:
         return None

@@ -15,7 +15,7 @@ and `merge` compare) and how it is played (`"run"`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -203,11 +203,7 @@ class TournamentSettings(BaseModel):
     def _known_roles(cls, roles: dict[str, str], info: ValidationInfo) -> dict[str, str]:
         definition = _definition(info.data.get("game"))
         if definition is not None:
-            names = [r.name for r in definition.roles]
-            for role in roles:
-                if role not in names:
-                    raise KeyProblem(role, f"{definition.name} has no role {role!r}; roles: "
-                                    f"{', '.join(names)}")
+            _only_known(roles, [r.name for r in definition.roles], definition.name, "role")
         return roles
 
     @field_validator("options")
@@ -215,11 +211,7 @@ class TournamentSettings(BaseModel):
     def _known_options(cls, options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         definition = _definition(info.data.get("game"))
         if definition is not None:
-            fields = definition.config.model_fields
-            for option in options:
-                if option not in fields:
-                    raise KeyProblem(option, f"{definition.name} has no option {option!r}; "
-                                      f"options: {', '.join(fields)}")
+            _only_known(options, list(definition.config.model_fields), definition.name, "option")
         seats = info.data.get("seats")
         given = options.get("num_players")
         if seats is not None and given is not None and given != seats:
@@ -331,6 +323,13 @@ class TournamentSettings(BaseModel):
         if isinstance(layer.get("rate_limits"), list):  # written before this model
             layer["rate_limits"] = _rate_limits([str(t) for t in layer["rate_limits"]])
         return {k: v for k, v in layer.items() if v is not None}
+
+
+def _only_known(keys: Iterable[str], known: list[str], game: str, what: str) -> None:
+    """A table key the game does not have is named, with the ones it has."""
+    for key in keys:
+        if key not in known:
+            raise KeyProblem(key, f"{game} has no {what} {key!r}; {what}s: {', '.join(known)}")
 
 
 def _definition(name: Any) -> Any:

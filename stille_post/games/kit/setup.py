@@ -149,10 +149,26 @@ class SetupContext:
             rng = derive_rng(self.seed, "seat", seat, spec.bot)
             ctx = BotContext(self.seed, seat, spec.bot, rng, self.config, setup)
             return self.definition.bots[spec.bot](ctx)
+        prompts = self.definition.prompts
+        if spec.human is not None:  # a person: `stille-post play` only
+            from stille_post.players.humans import human_player
+
+            return human_player(prompts, seat, self.num_players, spec)
+        if spec.agent is not None:  # an agent plug-in, with the model after its `+`
+            from stille_post.players.agents import agent_player
+
+            return agent_player(spec, game=self.definition.name, seat=seat, prompts=prompts,
+                                model_player=lambda inner: self.model_player(seat, inner, spec))
+        return self.model_player(seat, spec)
+
+    def model_player(self, seat: int, spec: SeatSpec, agent: SeatSpec | None = None) -> Player:
+        """A seat answered by a model: scripted replies, or an LLM live or replayed.
+        `agent`: the agent seat whose model this is."""
         if spec.script is not None:
             return script_player(spec, self.definition.prompts)
         if self.llm_factory is None:
-            raise UsageError(f"seat {seat} ({spec.raw}) is an LLM seat: add --online to play "
+            whose = f"{agent.raw}): its model {spec.raw}" if agent else f"{spec.raw})"
+            raise UsageError(f"seat {seat} ({whose} is an LLM seat: add --online to play "
                              "it live, or --replay CASSETTE to replay a recording")
         player: Player = self.llm_factory(spec.raw, self.definition.prompts)
         return player

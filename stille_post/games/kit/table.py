@@ -129,7 +129,7 @@ class Table:
             seen = channel.view(seat) if channel is not None else log.views[seat]
             events = (*seen, *extra) if extra else seen
             return Decision(self.game, kind, seat, observe(seat, events), tuple(tools),
-                            repair, generation)
+                            repair, generation, check=validate)
 
         def repair_notice(reason: str, action: Action) -> Pending:
             return Pending("repair_request", Visibility.only(seat),

@@ -1,0 +1,186 @@
+"""Agent plug-ins: seats `agent:NAME` (entry-point group `stille_post.agents`) and
+`python:module:attr`, each optionally `+MODEL` (docs/agents.md).
+
+An agent sits where a model sits: it receives the `ChatRequest` an LLM seat of that game
+receives (the rules, its own view, the tools, the generation settings) and returns a
+`Completion`. It is wrapped as a provider behind the real `LLMPlayer`, so everything an
+LLM seat gets, an agent gets too: its own view only, the same sanitising, the same
+corrective re-asks and forfeits. The engine cannot tell it from a model.
+
+- The plug-in is a callable (usually a class) taking an `AgentContext` and returning an
+  object with `respond(request) -> Completion` (async or plain).
+- `context.model` is the provider of the seat's `+MODEL` (built by the CLI's factory:
+  `--online`, `--record`, `--replay` and models.toml apply to it), or None. Its calls go
+  through a meter: the seat's usage (and so its dollars) is what the agent's model really
+  spent, whatever the agent's reply claims.
+- An agent that raises forfeits its turn with a logged reason; a reply of the wrong type
+  earns the corrective re-ask, then the forfeit. Neither is ever a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from importlib.metadata import entry_points
+from typing import Any, Protocol
+
+from stille_post.core.errors import GameAborted, ProviderError, StillePostError, UsageError
+from stille_post.players.base import Player, PromptBook
+from stille_post.players.llm import LLMPlayer
+from stille_post.players.specs import SeatSpec, parse_seat_spec
+from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Provider, Usage
+
+ENTRY_POINT_GROUP = "stille_post.agents"
+
+
+class Agent(Protocol):
+    """What a plug-in's factory returns. `respond` may be a coroutine function."""
+
+    def respond(self, request: ChatRequest) -> Any: ...
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent knows when it sits down: the game, its seat, how it was named, and
+    the model it may call (None without `+MODEL`)."""
+
+    game: str
+    seat: int
+    name: str
+    model: Provider | None = None
+
+
+class MeteredProvider:
+    """The agent's model, counting what it spends (a seat's usage, as for an LLM seat)."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.spent = Usage()
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        completion = await self.inner.complete(request)
+        if isinstance(completion.usage, Usage):
+            self.spent = self.spent + completion.usage
+        return completion
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class AgentProvider:
+    """An agent as the provider behind an `LLMPlayer`."""
+
+    def __init__(self, agent: Any, name: str, model: MeteredProvider | None) -> None:
+        self.agent = agent
+        self.name = name
+        self.model = model
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        before = self.model.spent if self.model is not None else Usage()
+        try:
+            reply = self.agent.respond(request)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        except (GameAborted, ProviderError):
+            raise  # a replay miss aborts; the agent's model failing forfeits, as for a model
+        except StillePostError as exc:
+            raise ProviderError(f"agent {self.name} failed: {exc}") from exc
+        except Exception as exc:  # the plug-in's own bug: a logged forfeit, not a crash
+            raise ProviderError(f"agent {self.name} raised {type(exc).__name__}: "
+                                f"{str(exc)[:200]}") from exc
+        if not isinstance(reply, Completion):
+            raise MalformedReply(f"agent {self.name} returned {type(reply).__name__}, "
+                                 "not a Completion")
+        spent = _since(before, self.model.spent) if self.model is not None else Usage()
+        return replace(reply, usage=spent,
+                       model=reply.model if isinstance(reply.model, str) and reply.model
+                       else self.name)
+
+    async def aclose(self) -> None:
+        if self.model is not None:
+            await self.model.aclose()
+
+
+def _since(before: Usage, now: Usage) -> Usage:
+    return Usage(now.input_tokens - before.input_tokens,
+                 now.output_tokens - before.output_tokens,
+                 now.cached_input_tokens - before.cached_input_tokens)
+
+
+def load_agent_factory(ref: str) -> Callable[[AgentContext], Any]:
+    """The plug-in named by `agent:NAME` or `python:module:attr`; one line if it cannot be
+    found or imported."""
+    kind, _, target = ref.partition(":")
+    if kind == "agent":
+        found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        if target not in found:
+            known = ", ".join(sorted(found)) or "none installed"
+            raise UsageError(f"unknown agent {target!r}; agents ({ENTRY_POINT_GROUP} entry "
+                             f"points): {known}; or write python:module:attr")
+        try:
+            factory = found[target].load()
+        except Exception as exc:
+            raise UsageError(f"agent {target!r} could not be loaded: "
+                             f"{type(exc).__name__}: {exc}") from None
+    else:
+        module_name, _, attr = target.rpartition(":")
+        # As `python -m` does: modules in the folder you run from are importable (the
+        # console script's own folder is on sys.path, the current one is not).
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.append(os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise UsageError(f"python:{target}: cannot import {module_name!r} "
+                             f"({type(exc).__name__}: {exc})") from None
+        factory = getattr(module, attr, None)
+        if factory is None:
+            raise UsageError(f"python:{target}: {module_name} has no attribute {attr!r}")
+    if not callable(factory):
+        raise UsageError(f"{ref}: not callable (an agent is a class or function taking "
+                         "an AgentContext)")
+    return factory
+
+
+def make_agent(ref: str, context: AgentContext) -> Any:
+    factory = load_agent_factory(ref)
+    try:
+        agent = factory(context)
+    except Exception as exc:
+        raise UsageError(f"{ref}: the agent could not be created: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not callable(getattr(agent, "respond", None)):
+        raise UsageError(f"{ref}: the agent has no respond(request) method")
+    return agent
+
+
+def agent_player(spec: SeatSpec, *, game: str, seat: int, prompts: PromptBook,
+                 model_player: Callable[[SeatSpec], Player]) -> Player:
+    """The player of an `agent:NAME[+MODEL]` / `python:module:attr[+MODEL]` seat: the real
+    LLM path with the agent as its provider. `model_player` builds the player an LLM (or
+    script) seat of MODEL would get, with its provider (keys, replay, base_url) and its
+    settings (models.toml): the agent gets that provider, metered, and its requests those
+    settings."""
+    assert spec.agent is not None
+    model: MeteredProvider | None = None
+    generation: Any = None
+    if spec.agent_model is not None:
+        inner = model_player(parse_seat_spec(spec.agent_model, ()))
+        provider = getattr(inner, "provider", None)
+        if provider is None:
+            raise UsageError(f"seat {seat} ({spec.raw}): {spec.agent_model} is not a model")
+        model = MeteredProvider(provider)
+        generation = getattr(inner, "generation", None)
+    agent = make_agent(spec.agent, AgentContext(game, seat, spec.raw, model))
+    return LLMPlayer(AgentProvider(agent, spec.raw, model), prompts, name=spec.raw,
+                     generation=generation)
+
+
+__all__ = ["ENTRY_POINT_GROUP", "Agent", "AgentContext", "AgentProvider", "MeteredProvider",
+           "agent_player", "load_agent_factory", "make_agent"]

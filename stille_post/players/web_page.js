@@ -1,0 +1,172 @@
+// The web seat's page: polls the seat's state, shows what the seat may see, and sends the
+// decision form. Text from the game goes in only through textContent.
+"use strict";
+(function () {
+  const base = location.pathname.replace(/[^/]*$/, "");
+  const seatParam = new URLSearchParams(location.search).get("seat");
+  const q = seatParam ? "?seat=" + encodeURIComponent(seatParam) : "";
+  const $ = (id) => document.getElementById(id);
+  let shownFeed = 0;
+  let formKey = null;
+  let form = null;
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function words(text) {
+    const t = text.trim();
+    return t ? t.split(/\s+/).length : 0;
+  }
+
+  function updateCount() {
+    if (!form || form.seat_answer) { $("count").textContent = ""; return; }
+    const n = words($("message").value);
+    const limit = form.word_limit ? " of " + form.word_limit : "";
+    $("count").textContent = n + (n === 1 ? " word" : " words") + limit;
+    $("count").className = form.word_limit && n > form.word_limit ? "error" : "";
+  }
+
+  function showArguments() {
+    const box = $("arguments");
+    box.replaceChildren();
+    const picked = document.querySelector("input[name=choice]:checked");
+    const number = picked ? Number(picked.value) : (form.choices.length === 1 && form.tool_required ? form.choices[0].number : 0);
+    const choice = form.choices.find((c) => c.number === number);
+    if (!choice) return;
+    for (const arg of choice.arguments) {
+      const label = el("label", arg.name + (arg.description ? " (" + arg.description + ")" : ""));
+      let input;
+      if (arg.kind === "seat") {
+        input = el("select");
+        input.appendChild(el("option", "choose a player", ""));
+        for (const s of form.seats) {
+          const o = el("option", "Player " + s);
+          o.value = String(s);
+          input.appendChild(o);
+        }
+      } else {
+        input = el("input");
+        input.type = "text";
+        if (arg.kind === "seats") input.placeholder = "player numbers in order, e.g. " + form.seats.join(", ");
+      }
+      input.dataset.arg = arg.name;
+      input.id = "arg-" + arg.name;
+      label.htmlFor = input.id;
+      box.append(label, input);
+    }
+  }
+
+  function showForm(f) {
+    form = f;
+    $("waiting").hidden = true;
+    $("form").hidden = false;
+    $("instruction").textContent = f.instruction;
+    $("repair").hidden = !f.repair;
+    $("repair").textContent = f.repair ? "The game asks again: " + f.repair : "";
+    $("error").textContent = "";
+    const box = $("message-box");
+    box.hidden = f.message === "none";
+    const seatChoice = $("seat-choice");
+    seatChoice.hidden = !f.seat_answer;
+    $("message").hidden = f.seat_answer;
+    $("message").value = "";
+    seatChoice.replaceChildren(el("option", "choose a player", ""));
+    for (const s of f.seats) {
+      const o = el("option", "Player " + s);
+      o.value = String(s);
+      seatChoice.appendChild(o);
+    }
+    $("message-label").textContent = f.seat_answer ? "Choose a player" :
+      "Your answer" + (f.word_limit ? " (at most " + f.word_limit + " words)" : "") +
+      (f.message === "optional" ? " (optional)" : "");
+    const tools = $("tools");
+    tools.replaceChildren();
+    if (f.choices.length) {
+      tools.appendChild(el("p", f.tool_required ? "Choose one:" : "Tools (optional):"));
+      const options = f.tool_required ? [] : [{ number: 0, tool: null, description: "no tool" }];
+      for (const c of options.concat(f.choices)) {
+        const label = el("label");
+        const input = el("input");
+        input.type = "radio";
+        input.name = "choice";
+        input.value = String(c.number);
+        input.id = "choice-" + c.number;
+        if (c.number === 0 || (f.tool_required && c === f.choices[0])) input.checked = true;
+        input.addEventListener("change", showArguments);
+        label.append(input, document.createTextNode(" " + c.number + ". " + (c.tool ? c.tool + ": " : "") + c.description));
+        tools.appendChild(label);
+      }
+    }
+    showArguments();
+    updateCount();
+  }
+
+  function hideForm() {
+    form = null;
+    $("form").hidden = true;
+    $("waiting").hidden = false;
+  }
+
+  async function poll() {
+    let state;
+    try {
+      const r = await fetch(base + "api/state" + q, { cache: "no-store" });
+      if (!r.ok) throw new Error(String(r.status));
+      state = await r.json();
+    } catch (e) {
+      $("status").textContent = "the game has ended (the server is gone)";
+      $("status").dataset.over = "1";
+      hideForm();
+      return;
+    }
+    $("title").textContent = "Player " + state.seat;
+    $("rules").textContent = state.rules;
+    const feed = $("feed");
+    for (const line of state.feed.slice(shownFeed)) {
+      const cls = line.startsWith("[you]") ? "you" : (line.includes("→ you") || line.includes("(private)") ? "private" : "");
+      feed.appendChild(el("li", line, cls));
+    }
+    if (state.feed.length > shownFeed) feed.lastElementChild.scrollIntoView({ block: "nearest" });
+    shownFeed = state.feed.length;
+    const key = state.form ? state.answered + ":" + JSON.stringify(state.form) : null;
+    if (key !== formKey) {
+      formKey = key;
+      if (state.form) showForm(state.form); else hideForm();
+    }
+    $("status").textContent = state.over ? "game over" : (state.form ? "your turn" : "waiting");
+    $("status").dataset.over = state.over ? "1" : "";
+    if (!state.over || state.form) setTimeout(poll, 500);
+  }
+
+  async function send(ev) {
+    ev.preventDefault();
+    if (!form) return;
+    const body = { text: form.seat_answer ? $("seat-choice").value : $("message").value, arguments: {} };
+    const picked = document.querySelector("input[name=choice]:checked");
+    if (picked) body.choice = picked.value;
+    for (const input of document.querySelectorAll("[data-arg]")) body.arguments[input.dataset.arg] = input.value;
+    $("send").disabled = true;
+    try {
+      const r = await fetch(base + "api/answer" + q, {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      });
+      const reply = await r.json();
+      if (reply.error) $("error").textContent = "Not accepted: " + reply.error + ". Please answer again.";
+      else { $("error").textContent = ""; hideForm(); formKey = "sent"; }
+    } catch (e) {
+      $("error").textContent = "could not send: " + e;
+    } finally {
+      $("send").disabled = false;
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("form").addEventListener("submit", send);
+    $("message").addEventListener("input", updateCount);
+    poll();
+  });
+})();

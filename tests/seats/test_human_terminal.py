@@ -1,0 +1,195 @@
+"""A person at the terminal (`--players human,...`), through a pseudo-terminal: a whole
+game of each game, the person seeing only their own seat's view; invalid input explained
+and asked again; Ctrl-C ends the game as aborted with a valid transcript."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.seats.ptyplay import Session, last, run
+
+pytestmark = pytest.mark.heavy  # a few seconds: handed out first (conftest.py)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _events(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    return lines[0], lines[1:-1], lines[-1]
+
+
+def _allows(event: Mapping[str, Any], seat: int) -> bool:
+    vis = event["visibility"]
+    return vis == "public" or seat in vis
+
+
+def assert_saw_only_its_own_view(path: Path, seat: int, output: str) -> int:
+    """No text of an event the seat may not see (sentences, as the conformance suite
+    checks for models) was printed, unless the seat also saw it. Returns how many
+    private sentences were checked, so a test can insist there were some."""
+    _, events, _ = _events(path)
+    seen = {s for e in events if _allows(e, seat) for s in _strings(e["data"])}
+    checked = 0
+    for e in events:
+        if _allows(e, seat):
+            continue
+        for sentence in {s for s in _strings(e["data"]) if len(s) >= 12 and " " in s.strip()}:
+            if sentence in seen:
+                continue
+            checked += 1
+            assert sentence not in output, (
+                f"seat {seat} was shown {sentence!r} from a {e['type']} event for "
+                f"{e['visibility']}")
+    return checked
+
+
+class Person:
+    """Answers each prompt from what the seat was shown."""
+
+    def __init__(self) -> None:
+        self.rejected = 0
+        self.tried: set[str] = set()
+
+    def __call__(self, text: str, session: Session) -> str | None:
+        tail = text[-2500:]
+        prompt = tail.rsplit("\n", 1)[-1]
+        if "not accepted" in tail.rsplit(">>>", 1)[-1]:
+            self.rejected = tail.count("not accepted")
+        if prompt.startswith("player number"):
+            choices = last(r"Choose a player: ([\d, ]+)", text)
+            assert choices, tail
+            return choices.group(1).split(",")[0].strip()
+        if prompt.startswith("choice number"):
+            return "0" if "0. no tool" in tail else "1"
+        if prompt.lstrip().startswith(("target", "player_id")):
+            return _players(tail)[0]
+        if prompt.lstrip().startswith("ranking"):
+            return ", ".join(_players(tail))
+        if prompt.lstrip().startswith("reason"):
+            return "a feeling"
+        if prompt.lstrip().startswith("model_id"):
+            return "gpt-5"
+        if prompt.lstrip().startswith("word"):
+            return self._word(text)
+        if prompt.lstrip().startswith("clue"):
+            return "think about it"
+        if "Guess the secret word" in tail:
+            card = last(r"The card: ([a-z' ,-]+)\.", text)
+            assert card, tail
+            return card.group(1).split(",")[0].strip()
+        if "say your word" in tail.lower() or "your word" in tail.lower():
+            return "apple"
+        return "hello everyone"
+
+    def _word(self, text: str) -> str:
+        """A dictionary word with the revealed prefix, not tried before (a refused one is
+        explained, and the next is tried)."""
+        prefix = last(r"starts with ([A-Za-z]+)", text)
+        assert prefix, text[-2000:]
+        start = prefix.group(1).lower()
+        for word in _common_words():
+            if word.startswith(start) and word not in self.tried:
+                self.tried.add(word)
+                return word
+        raise AssertionError(f"no word left for {start!r}")
+
+
+@functools.lru_cache(maxsize=1)
+def _common_words() -> list[str]:
+    import wordfreq
+
+    return [w for w in wordfreq.top_n_list("en", 3000) if w.isalpha() and len(w) >= 4]
+
+
+def _players(text: str) -> list[str]:
+    found = last(r"players: ([\d, ]+)", text)
+    assert found, text[-1500:]
+    return [p.strip() for p in found.group(1).split(",") if p.strip()]
+
+
+# The Chameleon's whole game is played by test_invalid_input_is_explained_and_asked_again.
+GAMES = {
+    "stille-post": (["--players", "human,detective,random,cautious", "--max-rounds", "1"], 1),
+    "elimination": (["--players", "human,bot,bot,bot", "--private-subrounds", "1"], 1),
+    "connections": (["--players", "frequency,human,frequency", "--max-attempts", "4"], 2),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_person_plays_a_whole_game_seeing_only_their_view(game: str, tmp_path: Path) -> None:
+    args, seat = GAMES[game]
+    if game == "connections":  # a small dictionary: the full one takes seconds to load
+        words = tmp_path / "words.txt"
+        words.write_text("\n".join(_common_words()) + "\n", encoding="utf-8")
+        args = [*args, "--dictionary", str(words)]
+    out = tmp_path / "game.jsonl"
+    session = run(["play", game, *args, "--seed", "3", "--out", str(out)], Person())
+    assert session.status == 0, session.output[-3000:]
+    header, events, result = _events(out)
+    assert result["status"] == "completed"
+    assert header["seats"][str(seat)]["player"] == "human"
+    assert session.typed, "the person was asked nothing"
+    assert any(e["actor"] == seat for e in events), "the person's answers made no move"
+    checked = assert_saw_only_its_own_view(out, seat, session.output)
+    if game in ("elimination", "connections"):
+        # The assertion has teeth: there were other seats' secrets (the other pair's
+        # chat; the setter's word, clue words), and printing one fails it.
+        assert checked > 0
+        hidden = next(e for e in events if e["visibility"] != "public"
+                      and not _allows(e, seat) and len(str(e["data"].get("text", ""))) >= 12)
+        with pytest.raises(AssertionError):
+            assert_saw_only_its_own_view(out, seat, session.output + hidden["data"]["text"])
+
+
+def test_invalid_input_is_explained_and_asked_again(tmp_path: Path) -> None:
+    answers = iter(["two words", "apple", "9", "x", "2"])
+
+    def person(text: str, session: Session) -> str | None:
+        if "Guess the secret word" in text[-600:]:
+            card = last(r"The card: ([a-z' ,-]+)\.", text)
+            return card.group(1).split(",")[0] if card else "x"
+        return next(answers, "1")
+
+    out = tmp_path / "game.jsonl"
+    session = run(["play", "chameleon", "--players", "human,bot,bot,bot", "--seed", "3",
+                   "--out", str(out)], person)
+    assert session.status == 0, session.output[-2000:]
+    assert "not accepted: the reply has 2 words" in session.output
+    assert "not accepted: answer with one player number: 1, 2, 3, 4" in session.output
+    header, events, result = _events(out)
+    assert result["status"] == "completed"
+    assert header["seats"]["1"]["player"] == "human"
+    assert_saw_only_its_own_view(out, 1, session.output)
+    # the engine saw only the valid answers: no re-ask, no void game
+    assert not any(e["type"] in ("repair_request", "invalid") for e in events)
+    words = [e for e in events if e["type"] == "word" and e["actor"] == 1]
+    assert [e["data"]["word"] for e in words] == ["apple"]
+
+
+def test_ctrl_c_ends_the_game_as_aborted_with_a_valid_transcript(tmp_path: Path) -> None:
+    out = tmp_path / "game.jsonl"
+    session = run(["play", "chameleon", "--players", "human,bot,bot,bot", "--seed", "3",
+                   "--out", str(out)], lambda text, s: None)
+    assert session.status == 1, session.output[-2000:]
+    assert "Traceback" not in session.output
+    assert re.search(r"game aborted: Player 1 \(human\) left the game: Ctrl-C", session.output)
+    header, events, result = _events(out)
+    assert result["status"] == "aborted" and "Ctrl-C" in result["reason"]
+    assert header["seats"]["1"]["player"] == "human"
+    assert events and all("seq" in e for e in events)

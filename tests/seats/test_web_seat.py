@@ -1,0 +1,107 @@
+"""A person in the browser (`--players web,... --port P`): a whole Chameleon game played
+through the page in headless Chromium, with the same validation as the terminal."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.heavy
+
+
+def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from stille_post.cli import main; main()", "play", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    found = re.search(r"web seat: open (http://127\.0\.0\.1:\d+/t/[\w-]+/)", line)
+    if found is None:
+        proc.kill()
+        raise AssertionError(f"no URL: {line}{proc.stderr.read()}")
+    return proc, found.group(1)
+
+
+def _visible(driver: Any, element_id: str) -> bool:
+    return bool(driver.execute_script(
+        f"const e = document.getElementById('{element_id}'); return e && !e.hidden;"))
+
+
+def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    out = tmp_path / "game.jsonl"
+    proc, url = _start(tmp_path, "chameleon", "--players", "web,bot,bot,bot", "--seed", "3",
+                       "--port", "0", "--out", str(out))
+    try:
+        # Bound to 127.0.0.1 with a token: another token is a 404.
+        assert url.startswith("http://127.0.0.1:")
+        wrong = re.sub(r"/t/[\w-]+/", "/t/not-the-token/", url) + "api/state"
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(wrong, timeout=5)
+        assert err.value.code == 404
+
+        browser.get(url)
+        refused = False
+        answered = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status = browser.find_element(By.ID, "status")
+            if status.get_attribute("data-over") == "1" and not _visible(browser, "form"):
+                break
+            if not _visible(browser, "form"):
+                time.sleep(0.2)
+                continue
+            instruction = browser.find_element(By.ID, "instruction").text
+            if _visible(browser, "seat-choice"):
+                Select(browser.find_element(By.ID, "seat-choice")).select_by_index(2)
+            else:
+                box = browser.find_element(By.ID, "message")
+                box.clear()
+                if not refused:
+                    box.send_keys("two words")  # refused with the reason, asked again
+                elif "Guess the secret word" in instruction:
+                    card = re.search(r"The card: ([a-z' ,-]+)\.",
+                                     browser.find_element(By.ID, "rules").text)
+                    assert card, "the rules show the card"
+                    box.send_keys(card.group(1).split(",")[0])
+                else:
+                    box.send_keys("apple")
+                    assert browser.find_element(By.ID, "count").text == "1 word"
+            browser.find_element(By.ID, "send").click()
+            if not refused:
+                time.sleep(0.3)
+                error = browser.find_element(By.ID, "error").text
+                assert "Not accepted: the reply has 2 words" in error, error
+                refused = True
+                continue
+            answered += 1
+            time.sleep(0.3)
+        else:
+            raise AssertionError("the game did not end in the browser")
+        feed = browser.find_element(By.ID, "feed").text
+        assert "[you]: apple" in feed
+        assert re.search(r"\[Player [234]\]: \S+", feed), "the others' words were shown"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["seats"]["1"]["player"] == "human:web"
+    assert lines[-1]["status"] == "completed"
+    events = lines[1:-1]
+    assert answered >= 2
+    assert [e["data"]["word"] for e in events if e["type"] == "word" and e["actor"] == 1] \
+        == ["apple"]
+    assert not any(e["type"] in ("repair_request", "invalid") for e in events)
