@@ -57,7 +57,7 @@ BUDGET_REASON = "budget"  # an aborted game's reason starts with it
 
 
 # The game a task is playing: an LLM seat's wrapper charges its calls to it.
-_GAME: ContextVar[str | None] = ContextVar("stille_post_budget_game", default=None)
+_GAME: ContextVar[str | None] = ContextVar("budget_game", default=None)
 
 
 @dataclass

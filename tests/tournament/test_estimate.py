@@ -21,9 +21,11 @@ CASSETTES = sorted((ROOT / "cassettes" / "providers").glob("*/*.json"))
 BOUND = 0.25
 
 # Elimination: how long a seat stays in depends on how it plays, and one recorded game
-# is one draw. These two recorded games fall outside the bound (docs/campaigns.md gives
-# every figure); the test fails loudly if either comes inside it.
-OUTSIDE = {"anthropic/elimination_game", "openai-compatible/elimination_game"}
+# is one draw; SmolLM2's Connections game re-asked half its requests, against a share of
+# 0.17 over its recorded games. These three fall outside the bound (docs/campaigns.md
+# gives every figure); the test fails loudly if one comes inside it.
+OUTSIDE = {"anthropic/elimination_game", "openai-compatible/elimination_game",
+           "openai-compatible/connections_game"}
 
 
 def _billed(transcript: Path) -> int:
@@ -38,8 +40,9 @@ def _case(path: Path) -> str:
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param(p, id=_case(p), marks=pytest.mark.xfail(strict=True, reason="one draw")
-                 if _case(p) in OUTSIDE else ()) for p in CASSETTES])
+    pytest.param(p, id=_case(p), marks=pytest.mark.xfail(
+        strict=True, reason="outside ±25%: docs/campaigns.md") if _case(p) in OUTSIDE else ())
+    for p in CASSETTES])
 def test_the_estimate_is_within_a_quarter_of_what_the_cassette_billed(path: Path) -> None:
     recorded = json.loads(path.read_text(encoding="utf-8"))
     transcript = path.with_name(path.stem + ".transcript.jsonl")
