@@ -30,7 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # xdist's loadfile hands out files with the most tests first, which leaves the files of
     # one or two long tests (a kill -9 and resume, a statistical run) to the end: one
-    # worker then finishes them while the other idles, 2-4 s of a ~60 s run. The order is
+    # worker then finishes them while the other idles (docs/performance.md). The order is
     # set below instead, and xdist keeps it.
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
@@ -63,9 +63,9 @@ def _heavy_files_first(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    # An xdist worker's last act. Its heap (the three SDKs alone import ~3,500 modules)
-    # would be walked by the collector once more as the interpreter exits: ~1 s that the
-    # whole run waits for. Frozen objects are skipped; the process is ending anyway.
+    # An xdist worker's last act. Its heap (the three SDKs alone import thousands of modules)
+    # would be walked by the collector once more as the interpreter exits, and the whole
+    # run waits for it. Frozen objects are skipped; the process is ending anyway.
     if hasattr(config, "workerinput"):
         gc.freeze()
 

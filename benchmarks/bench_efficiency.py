@@ -273,7 +273,7 @@ def prefix_share_any(sequence: list[str]) -> float:
 
 def cache_rules() -> list[CacheRule]:
     """Every priced roster model's caching rule (minimums and multipliers from the
-    providers' documentation, see NOTES; the cached/uncached price ratio from
+    providers' documentation, see docs/llm-seats.md; the cached/uncached price ratio from
     providers/data/prices.toml)."""
     from stille_post.providers.pricing import load_prices
 

@@ -1,7 +1,8 @@
 """Run `stille-post` command lines for tests, fast: `run_cli(...)` and `run_many(...)`.
 
-A fresh interpreter costs ~0.3 s of CPU to import the CLI (more with an SDK), and the
-suite runs the CLI about a hundred times: that was a quarter of its CPU. So each test
+A fresh interpreter spends a noticeable fraction of a second importing the CLI (more with
+an SDK), and the suite runs the CLI about a hundred times: that was a large share of its
+CPU. So each test
 process starts one server (this file, run as a script) that imports the CLI once and
 forks a child per command line. The child points file descriptors 0/1/2 at /dev/null and
 two files, sets the requested environment and working directory, runs

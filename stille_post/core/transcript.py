@@ -48,10 +48,11 @@ BATCH_SECONDS = 1.0
 FSYNC_RESULTS: ContextVar[bool] = ContextVar("stille_post_fsync_results", default=True)
 
 # One encoder, built once: `json.dumps` with options builds a new encoder per call, and
-# `JSONEncoder.encode` still builds its C encoder on every call (~0.7 us of ~2.2 per
-# event line). The C encoder is built once here, with the same settings (compact
-# separators, UTF-8 kept, NaN allowed, no circular check: transcript data comes from JSON
-# and from the engines, never from a cycle); the same bytes either way (tested).
+# `JSONEncoder.encode` still builds its C encoder on every call, a large part of the cost
+# of an event line (docs/performance.md). The C encoder is built once here, with the same
+# settings (compact separators, UTF-8 kept, NaN allowed, no circular check: transcript
+# data comes from JSON and from the engines, never from a cycle); the same bytes either
+# way (tested).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 _C = (None if _C_ENCODER is None else  # None: an interpreter without the C accelerator

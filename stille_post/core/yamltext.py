@@ -1,10 +1,10 @@
 """YAML as plain data, parsed by libyaml's C parser when PyYAML was built with it.
 
-PyYAML's `safe_load` always uses the pure-Python parser: 7× slower on the spec's
-scenario files and ~25× on the cassettes (0.33 s against 0.045 s for the 31 spec files;
-0.75 s against 0.027 s for the 28 cassettes). `CSafeLoader` builds the same plain data
-(the same safe tags: no Python objects); wheels without libyaml fall back to the pure
-parser. Errors are `yaml.YAMLError` either way, with the same `problem_mark`.
+PyYAML's `safe_load` always uses the pure-Python parser, several times slower than
+libyaml on the spec's scenario files and the cassettes (docs/performance.md).
+`CSafeLoader` builds the same plain data (the same safe tags: no Python objects); wheels
+without libyaml fall back to the pure parser. Errors are `yaml.YAMLError` either way,
+with the same `problem_mark`.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ class Player(Protocol):
 def is_instant(player: object) -> bool:
     """True for a player whose `decide` never suspends (the games' in-process bots set
     `instant = True`). A deadline can only fire at a suspension point, so the table arms
-    none for such a player: a bot tournament saves a timer per decision (~3.5 us)."""
+    none for such a player, and a bot tournament arms no timer per decision."""
     return getattr(player, "instant", False) is True
 
 

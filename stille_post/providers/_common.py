@@ -30,11 +30,11 @@ DEFAULT_TIMEOUT_S = 120.0
 def tls_context() -> ssl.SSLContext:
     """The verified TLS context every SDK client of this process shares.
 
-    Each SDK client otherwise builds its own, loading the CA store again: 16 ms of CPU
-    and ~0.8 MiB each (three of them per google-genai client), and every LLM seat of
-    every game gets a client. This is the context httpx2 would build (`verify=True`,
-    honouring SSL_CERT_FILE / SSL_CERT_DIR as they are when it is first asked for); an
-    `SSLContext` is made to be shared by many connections."""
+    Each SDK client otherwise builds its own, loading the CA store again, which costs
+    more CPU and memory than the rest of the client (three of them per google-genai
+    client), and every LLM seat of every game gets a client. This is the context httpx2
+    would build (`verify=True`, honouring SSL_CERT_FILE / SSL_CERT_DIR as they are when
+    it is first asked for); an `SSLContext` is made to be shared by many connections."""
     import httpx2
 
     try:

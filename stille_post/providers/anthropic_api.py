@@ -20,16 +20,11 @@ closing question the history does not keep. So three breakpoints:
   what this seat's next request certainly repeats (the newest message is counted before
   same-role turns are merged, so it may be a tool result in the question's user turn);
 - the last block, for games that keep their questions (Stille Post, The Chameleon).
-With the last block alone (before issue 15), every message write in those two games was
-never read back: Sonnet 4.5 billed 125% of the input. Billable-equivalent input per game,
-`python -m benchmarks efficiency --tokens`, last block only -> now: Elimination Game
-711,107 -> 195,789 (Sonnet 4.5), 595,795 -> 557,717 (Opus 4.6, Haiku 4.5: mostly under
-their 4,096-token minimum); Connections 565,800 -> 119,387 and 506,562 -> 337,760;
-Stille Post 11,922 -> 10,985 (Sonnet; Opus and Haiku 25,890 both ways, under the
-minimum); The Chameleon unchanged (3,159, under every minimum). Those figures count what
-a change of `tool_choice` costs: it keeps the tools and system cache and loses the
-messages cache, and Stille Post and the Elimination Game change it between most of a
-seat's requests (without it they would be 6,899 and 136,270).
+With the last block alone, every message write in those two games was never read back,
+and a seat paid more than its uncached input. A change of `tool_choice` keeps the tools
+and system cache but loses the messages cache, and Stille Post and the Elimination Game
+change it between most of a seat's requests. The billable figures per game are in
+docs/performance.md (`python -m benchmarks efficiency --tokens`).
 """
 
 from __future__ import annotations

@@ -57,8 +57,8 @@ def to_google_contents(request: ChatRequest) -> list[Any]:
     """The history as google-genai content dicts (field names as in `types.Content`).
 
     Dicts, not `types.Content` objects: the SDK validates either into its models and
-    sends the same body, but validates dicts faster. At 400 messages a call costs 50 ms
-    of CPU instead of 110 ms (benchmarks/bench_providers.py `cpu_per_call`)."""
+    sends the same body, but validates dicts in about half the CPU, which grows with
+    the history (benchmarks/bench_providers.py `cpu_per_call`)."""
     names: dict[str, ToolCall] = {}
     contents: list[dict[str, Any]] = []
 

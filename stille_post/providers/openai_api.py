@@ -178,9 +178,9 @@ class OpenAIProvider:
         body = self.body(request)
         # Through the client's own `post`, the path `create` ends in, without the
         # `maybe_transform` that `create` first runs over the whole body: it walks the
-        # TypedDict annotations of every message, ~0.12 ms each on every call (49 ms of CPU
-        # for 400 messages, 9 ms for a Connections request of 75), and returns a body
-        # like ours unchanged (tests/providers/test_provider_clients.py checks that).
+        # TypedDict annotations of every message on every call, so its CPU grows with the
+        # history and outweighs the rest of the call (docs/performance.md), and returns a
+        # body like ours unchanged (tests/providers/test_provider_clients.py checks that).
         resp = await self.policy.run(
             lambda: self.client.post("/chat/completions", body=body, cast_to=ChatCompletion),
             label=f"{self.kind}:{self.model}",

@@ -2,10 +2,10 @@
 one is, by a file descriptor that becomes readable.
 
 Why not `asyncio.sleep`: the loop waits in `epoll_wait`, whose timeout has millisecond
-resolution and is rounded up, so a loop timer fires on average ~0.5 ms late, whatever the
-load. A real reply is a readable socket, and epoll returns for it at once. At a simulated
-10 ms per call the timer alone adds ~5% to every call: the simulator measuring itself,
-not the engine.
+resolution and is rounded up, so a loop timer fires on average half a millisecond late,
+whatever the load. A real reply is a readable socket, and epoll returns for it at once.
+At a short simulated latency the timer's lateness becomes a visible part of every call:
+the simulator measuring itself, not the engine.
 
 So on Linux each event loop gets one `timerfd` (a kernel timer with nanosecond
 resolution that is a file descriptor), armed for the earliest pending reply. When it

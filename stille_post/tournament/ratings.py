@@ -130,7 +130,7 @@ def _passes_in_worker(seed: int, numbers: Sequence[int]
 
 
 # Below this many rate calls (games x passes) one process is faster: starting a pool and
-# shipping the games costs about a second.
+# shipping the games costs more than the passes it would share out.
 PARALLEL_MIN_CALLS = 5_000
 
 

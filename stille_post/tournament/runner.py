@@ -114,11 +114,11 @@ GC_YOUNG_THRESHOLD = 50_000
 def _quiet_gc() -> Iterator[None]:
     """The cyclic garbage collector, tuned for a run and restored after it.
 
-    A game's objects are freed by reference counting: 64 games leave ~30 cyclic objects
-    (measured, NOTES.md issue 15). Yet with the default thresholds the collector took
-    ~11% of a CPU-bound run's CPU, traversing the long-lived heap (modules, the config)
-    and every live game's state, and a full pass stopped the event loop for ~19 ms, two
-    steps of a 10 ms model. So the heap as it is when the run starts is frozen (never
+    A game's objects are freed by reference counting: games leave almost no cycles. Yet
+    with the default thresholds the collector took a sizeable share of a CPU-bound run's
+    CPU, traversing the long-lived heap (modules, the config) and every live game's state,
+    and a full pass stopped the event loop for longer than a fast model's reply (the
+    figures: docs/performance.md). So the heap as it is when the run starts is frozen (never
     traversed again, and forked workers do not copy its pages for the collector's sake),
     and the young generation is collected every 50,000 allocations instead of 700.
     Cycles a user's factory creates are still collected. A process that froze objects
@@ -145,7 +145,7 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         else None
     stats: RunStats | None = None
     # The games' writers do not fsync on the event loop: `_play_one` fsyncs a finished
-    # transcript in a thread when `durable` (a few ms each, more than a bot game), and
+    # transcript in a thread when `durable` (an fsync costs more than a bot game), and
     # nothing does without it. Tasks created below inherit this context.
     no_fsync = FSYNC_RESULTS.set(False)
     try:
@@ -337,8 +337,8 @@ def _die_with_parent() -> None:
 
 # A worker tells the parent about finished games (for the progress bar) at most every
 # REPORT_SECONDS, in one message. A message per game woke the parent, which shares the
-# cores, for every game: 2% of the wall time of a 256-game run at 10 ms x 64 with 2
-# workers (NOTES.md, issue 15). Slow games are still reported as each one ends.
+# cores, for every game, and that showed in the wall time of fast runs with several
+# workers. Slow games are still reported as each one ends.
 REPORT_SECONDS = 0.1
 
 

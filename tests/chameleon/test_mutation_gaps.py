@@ -1,6 +1,6 @@
 """Chameleon rules that mutation testing found unpinned (issue 11).
 
-Each test fails when its rule is broken on purpose; NOTES.md lists the experiments.
+Each test fails when its rule is broken on purpose (the rulings: the game's README).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ cassettes, shards, counts, rate limits, player specs, game names and unknown opt
 
 A few cases (`THROUGH_THE_SCRIPT`) run through the installed console script, one process
 each; the rest run in processes forked from one interpreter that imported the CLI once
-(tests/clirun.py), which saves ~0.3 s of CPU per case. The script cases run both ways and
+(tests/clirun.py), which saves importing the CLI per case. The script cases run both ways and
 must agree.
 """
 
@@ -51,7 +51,7 @@ class Case:
     after: Callable[[Path], bool] | None = None
     max_stderr_lines: int = 1
     min_stderr_lines: int = 1
-    slow: bool = False  # a variant of a core case: kept out of the ~20 s core table
+    slow: bool = False  # a variant of a core case: kept out of the core table
     known_gap: str | None = None  # a strict xfail: the owner of that code must fix it
 
 

@@ -2,8 +2,8 @@
 tournament's seat factory lets each game's providers go with the game.
 
 Before: each provider loaded the CA store into a context of its own (three for
-google-genai), 16-49 ms of CPU and 0.8-2.5 MiB per seat per game, and a tournament's
-factory kept every provider it ever made (NOTES.md, issue 15, section 16)."""
+google-genai), and a tournament's factory kept every provider it ever made; the cost of
+a seat now and then is in docs/performance.md."""
 
 from __future__ import annotations
 
@@ -158,8 +158,8 @@ def _bodies() -> list[dict[str, Any]]:
 
 
 def test_the_sdks_transform_leaves_our_openai_bodies_unchanged() -> None:
-    """The adapter posts its body without `create()`'s `maybe_transform` (which costs
-    ~0.12 ms per message per call). That is sound while the transform is the identity on
+    """The adapter posts its body without `create()`'s `maybe_transform` (whose CPU grows
+    with every message of the history). That is sound while the transform is the identity on
     what we send; a new SDK that renames or reformats a field fails here."""
     from openai._utils import maybe_transform
     from openai.types.chat.completion_create_params import (

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.heavy
+# The page is served on loopback; --block-network (CI's command) allows only that.
+pytestmark = [pytest.mark.heavy,
+              pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$", r"localhost$", r"::1$"])]
 
 
 def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:

@@ -158,8 +158,8 @@ def _clue_vocab(d: Dictionary) -> tuple[tuple[str, ...], np.ndarray]:
 
 def most_frequent(d: Dictionary, k: int) -> tuple[str, ...]:
     """The `k` most frequent words, ties in alphabetical order: the same as sorting by
-    (-frequency, word), in a quarter of the time (0.07 s instead of 0.25 s for wordfreq's
-    291,689 words, paid once per process that plays with semantic bots). `d.words` is
+    (-frequency, word), without building a key per word (paid once per process that plays
+    with semantic bots; docs/performance.md). `d.words` is
     alphabetical, so a stable sort on the frequency alone keeps ties in that order."""
     import numpy as np
 

@@ -140,8 +140,8 @@ def from_text(text: str, *, source: str, min_length: int) -> Dictionary:
 
 @lru_cache(maxsize=4)
 def wordfreq_english(min_length: int = 3, min_zipf: float = 0.0) -> Dictionary:
-    """wordfreq's English list, loaded once per process (0.2 s): its msgpack data is in
-    the installed wheel."""
+    """wordfreq's English list, loaded once per process (it takes a noticeable part of a
+    game's start): its msgpack data is in the installed wheel."""
     from wordfreq import cB_to_freq, get_frequency_list
 
     # What get_frequency_dict would give ({word: cB_to_freq(-bucket)}: no word is in two

@@ -3,8 +3,8 @@ but costs a dict insert and delete instead of a loop timer per decision.
 
 Every ask of a seat that is not instant runs under a deadline (minutes), and nearly every
 ask ends long before it. `asyncio.timeout` schedules a timer (a heap push and a handle)
-on entry and cancels it on exit: ~5 µs of a ~100 µs decision, for a timer that almost
-never fires. Here one watchdog per event loop keeps the live deadlines and a single loop
+on entry and cancels it on exit, a visible share of a decision's CPU for a timer that
+almost never fires. Here one watchdog per event loop keeps the live deadlines and a single loop
 timer armed for the earliest of them. A deadline that ends first is just forgotten; the
 timer fires at most once per earliest deadline, cancels the tasks whose time is up and
 re-arms for the next. With one deadline length for every ask (the usual case) a new
