@@ -4,6 +4,11 @@ input tokens, the stable prompt prefix and the billable-equivalent input.
     python -m benchmarks efficiency                   # a table
     python -m benchmarks efficiency --json            # JSON alone on stdout
     python -m benchmarks efficiency --tokens [--json] # only the token figures (3 s)
+    python -m benchmarks efficiency --real [--json]   # the grid through the real SDKs
+
+`--real`: the same efficiency and CPU per step, but every call goes through a real SDK
+adapter (openai, anthropic, google, openai-compatible) over loopback HTTP to a server
+that answers after the latency, transcripts on the real disk (benchmarks/realpath.py).
 
 1. Efficiency = wall time / ideal, where ideal = (sum over games of the calls on the
    game's critical path) x latency / concurrency (bench_tournament.efficiency): Stille
@@ -420,6 +425,12 @@ def main(argv: list[str] | None = None) -> int:
     """`--tokens`: only the per-game token figures (deterministic, seconds), without the
     timed efficiency rows and CPU per step."""
     argv = list(argv or [])
+    if "--real" in argv:
+        from benchmarks.realpath import print_grid, real_grid
+
+        grid = real_grid()
+        print(json.dumps(grid)) if "--json" in argv else print_grid(grid)
+        return 0
     r = measure(timing="--tokens" not in argv)
     if "--json" in argv:
         print(json.dumps(r))

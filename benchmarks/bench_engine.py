@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from stille_post.core.rng import make_rng
+from stille_post.games.kit.setup import prepare
 from stille_post.games.stille_post import GAME
 from stille_post.session import play_game
 
@@ -20,8 +21,8 @@ def _in_memory(players: list[str], games: int, max_rounds: int) -> tuple[float, 
     async def run() -> tuple[int, int]:
         turns = events = 0
         for seed in range(games):
-            prepared = GAME.prepare(seed=seed, rng=make_rng(seed), players=players,
-                                    options={"max_rounds": max_rounds})
+            prepared = prepare(GAME, seed=seed, rng=make_rng(seed), players=players,
+                               options={"max_rounds": max_rounds})
             seen: list[object] = []
             outcome = await prepared.play(seen.append)
             turns += outcome.summary["turns"]

@@ -20,6 +20,10 @@
     [rate_limits]                 # provider -> "RPM[:TPM]"
     openai = "500:200000"
 
+    [max_in_flight]               # provider or model alias -> calls in flight at once
+    openai = 32                   # (or `max_in_flight = 32` for every provider; no cap
+                                  # by default: see providers/inflight.py)
+
 Every error is one `ConfigError` line, `FILE:LINE: KEY: PROBLEM`, so the CLI exits 2
 before any game starts. What this file does not check (seat specs against a game's
 bots, option values) the game checks when the tournament is validated, still before any

@@ -29,6 +29,8 @@ from typing import Any
 from stille_post.core.errors import UsageError
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.generation import GenerationConfig, effective
+from stille_post.players.specs import LLM_KINDS
+from stille_post.providers.inflight import in_flight_caps
 from stille_post.providers.models import (
     ModelAlias,
     ModelRegistry,
@@ -100,6 +102,8 @@ class SeatFactory:
         if base_url:
             options["base_url"] = base_url
         options.update(self.extra_options)
+        if alias is not None:
+            options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
         provider = create_provider(spec.provider, api_model, **options)
         if self.keep_providers:
             self.providers.append(provider)
@@ -168,6 +172,7 @@ def llm_session(
     extra_options: Mapping[str, Any] | None = None,
     models: Path | ModelRegistry | None = None,
     keep_providers: bool = True,
+    max_in_flight: Mapping[str, int] | None = None,
 ) -> Iterator[SeatFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
     tournament's, for many games, with `keep_providers=False` (see `SeatFactory`).
@@ -179,7 +184,10 @@ def llm_session(
     without --online, or to be played with it.
 
     `base_urls` / `rewrite_hosts` are for the recording tools: they point a kind at a
-    local emulator and store the traffic under the real API's address."""
+    local emulator and store the traffic under the real API's address.
+
+    `max_in_flight`: caps on calls in flight by provider kind or alias (`--max-in-flight`),
+    over the aliases' own `max_in_flight` (providers/inflight.py); none by default."""
     if record is not None and replay is not None:
         raise UsageError("--record and --replay cannot be combined")
     if record is not None and not online:
@@ -191,7 +199,11 @@ def llm_session(
     if record is not None and record.exists():
         raise UsageError(f"{record} already exists; choose a new cassette path")
     registry = models if isinstance(models, ModelRegistry) else load_models(models)
-    with using_models(registry):
+    caps = dict(max_in_flight or {})
+    kinds = {k: v for k, v in caps.items() if k in LLM_KINDS}
+    aliases = {**registry.in_flight_caps(),
+               **{k: v for k, v in caps.items() if k not in LLM_KINDS}}
+    with using_models(registry), in_flight_caps(kinds, aliases):
         if not online and replay is None:
             yield None
             return

@@ -68,7 +68,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     as_json = bool(cli.get("as_json"))
     # keep_providers=False: a provider per LLM seat of every game, each freed with its game
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
-                     keep_providers=False, models=settings.models) as llm_factory:
+                     keep_providers=False, models=settings.models,
+                     max_in_flight=settings.max_in_flight) as llm_factory:
         config = settings.config()
         caps = caps_of(settings)  # and the model registry's per-alias caps
         check_caps(config, caps, settings.workers)

@@ -1,6 +1,8 @@
 """Seat specs as the user writes them in --players.
 
     random | bot:random           a heuristic bot of the game being played
+    oracle:p=0.3                  a bot with arguments (`NAME:key=value,...`), those its
+                                  game declares (GameDefinition.bot_params)
     openai:gpt-5-mini             an LLM seat (provider kind, model name)
     openai-compatible:MODEL@URL   any OpenAI-compatible server
     model:ALIAS                   a model registry alias (models.toml): provider, API id,
@@ -46,6 +48,7 @@ class SeatSpec:
     human: str | None = None  # "terminal" | "web": a person plays this seat
     agent: str | None = None  # "agent:NAME" | "python:module:attr": an agent plug-in
     agent_model: str | None = None  # the agent's model, an LLM (or script) seat spec
+    bot_args: tuple[tuple[str, str], ...] = ()  # `oracle:p=0.3`: the bot's arguments
 
     @property
     def is_llm(self) -> bool:
@@ -58,7 +61,8 @@ class SeatSpec:
         if self.agent:
             return self.raw
         if self.bot:
-            return f"bot:{self.bot}"
+            args = ",".join(f"{k}={v}" for k, v in self.bot_args)
+            return f"bot:{self.bot}:{args}" if args else f"bot:{self.bot}"
         if self.script:
             return f"script:{self.script}"
         if self.alias:
@@ -80,15 +84,15 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
     head, sep, rest = spec.partition(":")
     if head in AGENT_KINDS and sep:
         return _agent_seat(spec, head, rest, models)
-    if not sep or head == "bot":
-        name = rest if sep else head
+    if not sep or head == "bot" or head in bot_names:
+        name, args = (rest.partition(":")[::2] if head == "bot" else (head, rest))
         if name not in bot_names:
             raise UnknownPlayerError(
                 f"unknown player {raw!r}; bots: {', '.join(bot_names)}; "
                 f"LLM seats: {', '.join(k + ':MODEL' for k in LLM_KINDS)}; model:ALIAS; "
                 "script:FILE.yaml; human; web; agent:NAME; python:module:attr"
             )
-        return SeatSpec(raw=spec, bot=name)
+        return SeatSpec(raw=spec, bot=name, bot_args=_bot_args(spec, args))
     if head == "script":
         if not rest:
             raise UnknownPlayerError(f"{raw!r} names no file; write script:FILE.yaml")
@@ -109,6 +113,21 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
             )
         return SeatSpec(raw=spec, provider=head, model=model, base_url=url)
     return SeatSpec(raw=spec, provider=head, model=rest)
+
+
+def _bot_args(spec: str, text: str) -> tuple[tuple[str, str], ...]:
+    """`key=value,key=value` after a bot's name; which keys a bot takes is its game's
+    to say (kit: GameDefinition.bot_params)."""
+    if not text:
+        return ()
+    out = []
+    for item in text.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key.isidentifier() or not value:
+            raise UnknownPlayerError(f"{spec!r}: write a bot's arguments as "
+                                     "NAME:key=value[,key=value]")
+        out.append((key, value))
+    return tuple(out)
 
 
 def _alias_seat(spec: str, name: str, models: ModelRegistry | None) -> SeatSpec:

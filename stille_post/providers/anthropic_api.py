@@ -162,6 +162,7 @@ class AnthropicProvider:
         max_retries: int | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
         prompt_caching: bool = True,
     ) -> None:
@@ -173,6 +174,7 @@ class AnthropicProvider:
         self.policy = make_policy(max_retries, retry_policy, timeout)
         self.prompt_caching = prompt_caching
         apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self.alias = alias  # the models.toml alias: its own cap on calls in flight
         wait = timeout or DEFAULT_TIMEOUT_S
         self.client = AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
                                      timeout=wait, default_headers=ACCEPT_ENCODING,
@@ -212,7 +214,7 @@ class AnthropicProvider:
         resp = await self.policy.run(
             lambda: self.client.messages.create(**params),
             label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url),
+            limiter=limiter_for(self.kind, self.base_url, self.alias),
         )
         return read_completion(completion_from_anthropic, resp, self.model,
                                f"{self.kind}:{self.model}")

@@ -171,6 +171,7 @@ class GoogleProvider:
         max_retries: int | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
         import httpx2
@@ -182,6 +183,7 @@ class GoogleProvider:
         key = resolve_key(api_key, ["GEMINI_API_KEY", "GOOGLE_API_KEY"], self.kind)
         self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self.alias = alias  # the models.toml alias: its own cap on calls in flight
         tls = tls_context()
         self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(verify=tls),
                                         timeout=timeout or DEFAULT_TIMEOUT_S)
@@ -256,7 +258,7 @@ class GoogleProvider:
             lambda: self.client.aio.models.generate_content(
                 model=self.model, contents=contents, config=config),
             label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url),
+            limiter=limiter_for(self.kind, self.base_url, self.alias),
         )
         return read_completion(completion_from_google, resp, self.model,
                                f"{self.kind}:{self.model}")

@@ -8,6 +8,7 @@
     price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
     budget_usd = 5.0                  # optional caps on a results folder's spend on it
     max_tokens = 2_000_000            # (tournament/budget.py)
+    max_in_flight = 16                # optional: calls in flight at once (default: no cap)
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
 `PROVIDER:NAME` seat whose NAME is an alias *of the same provider* gets that alias's API
@@ -69,6 +70,7 @@ class ModelEntry(BaseModel):
     # Caps on what a results folder spends on this alias (tournament/budget.py).
     budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, gt=0)
+    max_in_flight: int | None = Field(default=None, ge=1)
 
     @field_validator("base_url")
     @classmethod
@@ -118,6 +120,7 @@ class ModelAlias:
     price: Price | None = None
     budget_usd: float | None = None  # what a results folder may spend on this alias
     max_tokens: int | None = None
+    max_in_flight: int | None = None  # calls in flight at once (providers/inflight.py)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,11 @@ class ModelRegistry:
     def names(self) -> list[str]:
         return sorted(self.aliases)
 
+    def in_flight_caps(self) -> dict[str, int]:
+        """alias -> its `max_in_flight`, for the aliases that set one."""
+        return {name: a.max_in_flight for name, a in self.aliases.items()
+                if a.max_in_flight is not None}
+
 
 def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
     data, text = read_toml(path, "models file") if isinstance(path, Path) else \
@@ -150,7 +158,8 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
                           cached_included=e.provider != "anthropic")
         out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
                                e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
-                               e.budget_usd, e.max_tokens)
+                               budget_usd=e.budget_usd, max_tokens=e.max_tokens,
+                               max_in_flight=e.max_in_flight)
     return out
 
 

@@ -120,6 +120,7 @@ class OpenAIProvider:
         max_retries: int | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
     ) -> None:
         from openai import AsyncOpenAI
@@ -129,6 +130,7 @@ class OpenAIProvider:
         key = self._key(api_key)
         self.policy = make_policy(max_retries, retry_policy, timeout)
         apply_concurrency(self.kind, self.base_url, max_concurrency)
+        self.alias = alias  # the models.toml alias: its own cap on calls in flight
         wait = timeout or DEFAULT_TIMEOUT_S
         self.client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0,
                                   timeout=wait, default_headers=ACCEPT_ENCODING,
@@ -184,7 +186,7 @@ class OpenAIProvider:
         resp = await self.policy.run(
             lambda: self.client.post("/chat/completions", body=body, cast_to=ChatCompletion),
             label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url),
+            limiter=limiter_for(self.kind, self.base_url, self.alias),
         )
         return read_completion(completion_from_openai, resp, self.model,
                                f"{self.kind}:{self.model}")

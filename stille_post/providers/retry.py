@@ -1,4 +1,5 @@
-"""Reliability for every provider, in one place: retries, backoff, concurrency, final error.
+"""Reliability for every provider, in one place: retries, backoff, final error (calls in
+flight: providers/inflight.py).
 
 Every adapter builds its SDK client with the SDK's own retries OFF (`max_retries=0`) and
 sends each call through `RetryPolicy.run`. That keeps one loop with one behaviour for all
@@ -28,7 +29,6 @@ import asyncio
 import email.utils
 import random
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -36,6 +36,12 @@ from typing import Any, TypeVar
 from stille_post.core.errors import ProviderError
 from stille_post.core.text import clean_text
 from stille_post.providers.base import MalformedReply, ReplayMiss
+from stille_post.providers.inflight import (  # noqa: F401  (re-exported)
+    THROTTLE_STATUS,
+    CallLimiter,
+    limiter_for,
+    set_concurrency,
+)
 from stille_post.providers.secrets import redact
 
 T = TypeVar("T")
@@ -44,7 +50,6 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 
 # A server that asks us to wait longer than this is treated as down: a game has a deadline.
 MAX_RETRY_AFTER_S = 60.0
 DEFAULT_MAX_RETRIES = 4
-DEFAULT_MAX_CONCURRENCY = 8
 # Longer than any real completion of a game turn (the SDK read timeout is 120 s), far
 # shorter than the game's 300 s decision deadline.
 DEFAULT_ATTEMPT_TIMEOUT_S = 180.0
@@ -213,19 +218,25 @@ class RetryPolicy:
         return backoff
 
     async def run(self, call: Callable[[], Awaitable[T]], *, label: str,
-                  limiter: asyncio.Semaphore | None = None) -> T:
+                  limiter: CallLimiter | None = None) -> T:
         attempt = 0
         malformed = 0
         while True:
+            slot = limiter.slot() if limiter is not None else None
             try:
-                if limiter is None:
+                if slot is None:
                     return await self._attempt(call)
-                async with limiter:
-                    return await self._attempt(call)
+                async with slot:
+                    result = await self._attempt(call)
+                slot.succeeded()
+                return result
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 failure = classify(exc)
+                if slot is not None and (failure.status in THROTTLE_STATUS
+                                         or failure.retry_after is not None):
+                    slot.throttled()  # fewer calls in flight to this endpoint (AIMD)
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 message = f"{label}: {failure.message}{tries}"
                 if failure.kind == "replay_miss":
@@ -237,40 +248,14 @@ class RetryPolicy:
                 elif not failure.retryable or attempt >= self.max_retries:
                     raise ProviderError(message, status=failure.status,
                                         retryable=failure.retryable) from exc
-                # Sleep outside the semaphore so a waiting call does not block the others.
+                # Sleep outside the limiter so a waiting call does not block the others.
                 await self.sleep(self.delay(attempt, failure))
                 attempt += 1
-
 
     async def _attempt(self, call: Callable[[], Awaitable[T]]) -> T:
         # A total deadline for the attempt, body included (the SDK's timeout is per read).
         async with asyncio.timeout(self.attempt_timeout_s):
             return await call()
-
-
-# One semaphore per (provider kind, base URL) and event loop: a Semaphore is bound to the
-# loop it first waits on, and tests and the CLI each run their own loop.
-_Limiters = dict[tuple[str, str], asyncio.Semaphore]
-_LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Limiters] = (
-    weakref.WeakKeyDictionary()
-)
-_LIMITS: dict[tuple[str, str], int] = {}
-
-
-def set_concurrency(kind: str, base_url: str, limit: int) -> None:
-    """Cap concurrent calls to one provider endpoint (applies to loops started later)."""
-    if limit < 1:
-        raise ValueError("a concurrency limit must be at least 1")
-    _LIMITS[(kind, base_url)] = limit
-
-
-def limiter_for(kind: str, base_url: str) -> asyncio.Semaphore:
-    loop = asyncio.get_running_loop()
-    per_loop = _LIMITERS.setdefault(loop, {})
-    key = (kind, base_url)
-    if key not in per_loop:
-        per_loop[key] = asyncio.Semaphore(_LIMITS.get(key, DEFAULT_MAX_CONCURRENCY))
-    return per_loop[key]
 
 
 async def no_sleep(_seconds: float) -> None:

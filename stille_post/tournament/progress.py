@@ -11,10 +11,23 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
+
+
+class InFlightColumn(ProgressColumn):
+    """Provider calls in flight right now, read at each refresh (not only when a game
+    ends): a cap or a 429 back-off shows up here as the number staying low."""
+
+    def render(self, task: Task) -> Text:
+        from stille_post.providers.inflight import in_flight
+
+        return Text(f"{in_flight()} in flight", style="cyan")
 
 
 class TournamentProgress:
@@ -39,6 +52,7 @@ class TournamentProgress:
                 TextColumn("{task.fields[tokens]:,} tok"),
                 TextColumn("${task.fields[dollars]:.2f}"),
                 *([TextColumn("{task.fields[budget]}")] if budget is not None else []),
+                InFlightColumn(),
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),

@@ -34,6 +34,7 @@ from stille_post.core.errors import ConfigError
 from stille_post.core.tomlfile import KeyProblem, known_model, problem_of
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
 from stille_post.players.specs import LLM_KINDS
+from stille_post.providers.inflight import parse_max_in_flight
 from stille_post.tournament.config import (
     CONFIG_FILE,
     MAX_GAMES,
@@ -82,11 +83,14 @@ def _sets(texts: list[str]) -> dict[str, Any]:
 PathField = Annotated[Path, Field(strict=False)]
 SeatList = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
 
+# The fields that are tables: a layer's table merges into the one below key by key.
+TABLES = ("roles", "options", "rate_limits", "max_in_flight")
+
 # The fields that change which games exist or how they are played: the identity.
 # The rest only change how fast and where they are played.
 # The caps are "how" too: `--resume` with a higher cap continues the same tournament.
-RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "fsync", "budget_usd",
-              "max_tokens", "hard_cap")
+RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
+              "budget_usd", "max_tokens", "hard_cap")
 
 
 @known_model
@@ -135,6 +139,11 @@ class TournamentSettings(BaseModel):
     models: Annotated[PathField | None, Flag(
         ("--models",), "a model registry (TOML) of aliases; default ./models.toml if "
         "present", Path)] = None
+    # after `models`: an ALIAS=N cap is checked against that registry
+    max_in_flight: Annotated[dict[str, Annotated[int, Field(ge=1)]], Flag(
+        ("--max-in-flight",), "N, PROVIDER=N or ALIAS=N: model calls in flight at once "
+        "(default: no cap beyond --concurrency; halved on 429s); repeatable", list[str],
+        lambda texts: parse_max_in_flight(texts, LLM_KINDS))] = Field(default_factory=dict)
     fsync: Annotated[bool, Flag(
         ("--fsync/--no-fsync",), "fsync each transcript before indexing it (survives power "
         "loss) [default: fsync]", bool)] = True
@@ -246,6 +255,30 @@ class TournamentSettings(BaseModel):
                 raise KeyProblem(kind, f"{value!r}: write \"RPM[:TPM]\", e.g. \"500:200000\"") \
                     from None
         return limits
+
+    @field_validator("max_in_flight", mode="before")
+    @classmethod
+    def _one_cap_for_all(cls, value: Any) -> Any:
+        # `max_in_flight = 32` in a tournament file: the same cap for every provider
+        if isinstance(value, int) and not isinstance(value, bool):
+            return dict.fromkeys(LLM_KINDS, value)
+        return value
+
+    @field_validator("max_in_flight")
+    @classmethod
+    def _capped_names(cls, caps: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        aliases: Mapping[str, Any] | None = None
+        for name in caps:
+            if name in LLM_KINDS:
+                continue
+            if aliases is None:
+                from stille_post.providers.models import load_models
+
+                aliases = load_models(info.data.get("models")).aliases
+            if name not in aliases:
+                raise KeyProblem(name, f"neither a provider ({', '.join(LLM_KINDS)}) nor a "
+                                 "model alias")
+        return caps
 
     @field_validator("models")
     @classmethod
@@ -360,7 +393,7 @@ def flags() -> dict[str, Flag]:
 
 def resolve(layers: list[Layer], *, fresh_seed: Callable[[], int]) -> TournamentSettings:
     """The layers merged (later wins) and validated once. Tables (`roles`, `options`,
-    `rate_limits`) merge key by key; a layer that names seats (`players` or `pool`)
+    `rate_limits`, `max_in_flight`) merge key by key; a layer that names seats (`players` or `pool`)
     replaces the seats of the layers below it."""
     merged: dict[str, Any] = {}
     origin: dict[str, Layer] = {}
@@ -371,8 +404,7 @@ def resolve(layers: list[Layer], *, fresh_seed: Callable[[], int]) -> Tournament
                 merged.pop(key, None)
         for key, value in values.items():
             below = merged.get(key)
-            if key in ("roles", "options", "rate_limits") and isinstance(below, dict) \
-                    and isinstance(value, dict):
+            if key in TABLES and isinstance(below, dict) and isinstance(value, dict):
                 value = {**below, **value}
             merged[key] = value
             origin[key] = layer

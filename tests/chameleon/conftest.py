@@ -14,6 +14,7 @@ from stille_post.core.transcript import Transcript
 from stille_post.games.chameleon import GAME
 from stille_post.games.kit import PreparedGame
 from stille_post.games.kit.setup import LLMFactory
+from stille_post.games.kit.setup import prepare as kit_prepare
 
 ROLE_KEYS = ("chameleon", "others")
 
@@ -24,8 +25,8 @@ def prepare(seed: int, options: Mapping[str, Any], players: Sequence[str] | None
     `--role chameleon=... --role others=...` does on the command line."""
     opts = {k: v for k, v in options.items() if k not in ROLE_KEYS}
     roles = {k: str(v) for k, v in options.items() if k in ROLE_KEYS}
-    return GAME.prepare(seed=seed, rng=make_rng(seed), players=players, options=opts,
-                        roles=roles, llm_factory=llm_factory)
+    return kit_prepare(GAME, seed=seed, rng=make_rng(seed), players=players, options=opts,
+                       roles=roles, llm_factory=llm_factory)
 
 
 def transcript(prepared: PreparedGame, events: list[Event],

@@ -11,6 +11,7 @@ from stille_post.core.rng import make_rng
 from stille_post.games.chameleon import GAME
 from stille_post.games.chameleon.cards import CardFileError, load_cards
 from stille_post.games.chameleon.rules import normalise, parse_response
+from stille_post.games.kit.setup import prepare
 
 
 def test_shipped_cards() -> None:
@@ -63,12 +64,12 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_own_cards_through_prepare(tmp_path: Path) -> None:
     path = _write(tmp_path, GOOD)
-    prepared = GAME.prepare(seed=1, rng=make_rng(1), players=None,
-                            options={"cards": path, "words": 4})
+    prepared = prepare(GAME, seed=1, rng=make_rng(1), players=None,
+                       options={"cards": path, "words": 4})
     assert prepared.header_extra()["category"] == "Mine"
     assert prepared.engine.deal.secret in ("alpha", "beta", "gamma", "delta")
     with pytest.raises(ConfigError, match="no card has that many words"):
-        GAME.prepare(seed=1, rng=make_rng(1), players=None, options={"cards": path})
+        prepare(GAME, seed=1, rng=make_rng(1), players=None, options={"cards": path})
     with pytest.raises(ConfigError, match="category"):
-        GAME.prepare(seed=1, rng=make_rng(1), players=None,
-                     options={"cards": path, "words": 4, "category": "Other"})
+        prepare(GAME, seed=1, rng=make_rng(1), players=None,
+                options={"cards": path, "words": 4, "category": "Other"})

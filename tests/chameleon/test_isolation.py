@@ -16,6 +16,7 @@ from stille_post.games.chameleon import GAME, playable_cards, rules
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import ChameleonGame
 from stille_post.games.chameleon.prompts import PROMPTS
+from stille_post.games.kit.setup import prepare
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.base import ChatRequest, request_text
@@ -123,9 +124,9 @@ def test_prepare_path_keeps_the_secret_from_an_llm_chameleon() -> None:
     for seed in range(40):
         providers.clear()
 
-        prepared = GAME.prepare(seed=seed, rng=make_rng(seed), players=None,
-                                roles={"chameleon": "openai:gpt-test", "others": "heuristic"},
-                                llm_factory=factory)
+        prepared = prepare(GAME, seed=seed, rng=make_rng(seed), players=None,
+                           roles={"chameleon": "openai:gpt-test", "others": "heuristic"},
+                           llm_factory=factory)
         asyncio.run(prepared.play())
         deal = prepared.engine.deal
         (provider,) = providers

@@ -22,6 +22,7 @@ from stille_post.games.chameleon import prompts as P
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import ChameleonGame
 from stille_post.games.chameleon.observation import observe
+from stille_post.games.kit.setup import prepare
 from stille_post.players.base import Action, Decision, Player
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.base import ChatRequest
@@ -189,9 +190,9 @@ def test_prepared_games_render_the_same_as_the_engine_sees() -> None:
             return Recording(LLMPlayer(ScriptedProvider(["blend", "1", "x", "y", "z"]),
                                        prompts, name=raw), logs)
 
-        prepared = GAME.prepare(seed=seed, rng=make_rng(seed), players=None,
-                                roles={"chameleon": "openai:a", "others": "openai:b"},
-                                options={"tie_rule": TIE_RULES[seed % 3]},
-                                llm_factory=factory)
+        prepared = prepare(GAME, seed=seed, rng=make_rng(seed), players=None,
+                           roles={"chameleon": "openai:a", "others": "openai:b"},
+                           options={"tie_rule": TIE_RULES[seed % 3]},
+                           llm_factory=factory)
         asyncio.run(prepared.play())
         assert logs

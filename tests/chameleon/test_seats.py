@@ -11,6 +11,7 @@ import pytest
 from stille_post.core.errors import ConfigError, UnknownPlayerError, UsageError
 from stille_post.games.chameleon import GAME
 from stille_post.games.kit import PreparedGame
+from stille_post.games.kit.setup import prepare as kit_prepare
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.llm import LLMPlayer
 from stille_post.providers.scripted import ScriptedProvider
@@ -61,7 +62,7 @@ def test_a_role_spec_wins_over_players_for_its_seats() -> None:
 
 def test_unknown_role_is_one_line() -> None:
     with pytest.raises(ConfigError, match=r"no role 'spy'.*chameleon"):
-        GAME.prepare(seed=0, rng=random.Random(0), roles={"spy": "trivial"})
+        kit_prepare(GAME, seed=0, rng=random.Random(0), roles={"spy": "trivial"})
 
 
 @pytest.mark.parametrize(("options", "players", "error", "message"), [

@@ -19,7 +19,7 @@ def test_the_c_parser_is_used_when_pyyaml_has_it() -> None:
 
 
 @pytest.mark.parametrize("path", [
-    *sorted((ROOT / "spec").rglob("*.yaml"))[:6],
+    *sorted((ROOT / "stille_post" / "games").glob("*/spec/*.yaml"))[:6],
     min((ROOT / "cassettes").rglob("*.yaml"), key=lambda p: p.stat().st_size),
 ], ids=lambda p: p.name)
 def test_same_data_as_pyyaml_on_the_repos_files(path: Path) -> None:

@@ -25,7 +25,10 @@ from stille_post.core.events import Event
 from stille_post.core.outcome import OutcomeSummary
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import canonical_text
+from stille_post.games.kit.config import GameConfig
 from stille_post.games.kit.definition import GameDefinition
+from stille_post.games.kit.rulebook import scenario_files
+from stille_post.games.kit.scenarios import hooks_of
 from stille_post.games.kit.setup import build_config, prepare
 from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import request_text
@@ -34,12 +37,13 @@ from stille_post.session import play_game
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
 SEEDS = (1, 2, 3)
-SPEC = Path(__file__).resolve().parents[2] / "spec"
 
 
 def test_definition_is_consistent(game: GameDefinition) -> None:
     field = game.config.model_fields.get("num_players")
     assert field is not None, "every config has num_players"
+    if game.package.startswith("stille_post.games."):
+        assert issubclass(game.config, GameConfig), "a built-in game's options are a GameConfig"
     assert field.get_default() == game.players.default
     assert len(game.seats_by_default(game.players.default)) == game.players.default
     for role in game.roles:
@@ -57,8 +61,8 @@ def test_definition_is_consistent(game: GameDefinition) -> None:
 def test_built_in_games_have_a_rulebook(game: GameDefinition) -> None:
     if not game.package.startswith("stille_post.games."):
         pytest.skip("a plugin's rulebook lives with the plugin")
-    folder = SPEC / game.package.rsplit(".", 1)[-1]
-    assert len(list(folder.glob("*.yaml"))) >= 1, f"no spec scenarios in {folder}"
+    assert scenario_files(game), f"no spec/*.yaml scenarios in {game.package}"
+    hooks_of(game)  # a declared hook imports and is a RulebookHooks
 
 
 def test_same_seed_same_transcript(game: GameDefinition, tmp_path: Path) -> None:

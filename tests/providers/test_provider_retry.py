@@ -170,8 +170,8 @@ def test_concurrency_limit_per_provider_endpoint() -> None:
 
     async def main() -> None:
         limiter = limiter_for("test-kind", "http://limit.test")
-        assert limiter is limiter_for("test-kind", "http://limit.test")
-        assert limiter is not limiter_for("test-kind", "http://other.test")
+        assert limiter.endpoint is limiter_for("test-kind", "http://limit.test").endpoint
+        assert limiter.endpoint is not limiter_for("test-kind", "http://other.test").endpoint
         policy = RetryPolicy(max_retries=0)
         await asyncio.gather(*(policy.run(call, label="c", limiter=limiter)
                                for _ in range(7)))

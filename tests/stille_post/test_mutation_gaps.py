@@ -3,7 +3,7 @@
 Each test here fails when its rule is broken on purpose (the rulings: the game's README).
 The scenario-shaped gaps (exact-mode empty guess, proclaim/propose escaping and cap,
 indented forged headers, the exact cap length, the baseline cap) are in
-spec/stille_post/mutation_gaps.yaml; these are the ones a scenario cannot state.
+stille_post/games/stille_post/spec/mutation_gaps.yaml; these are the ones a scenario cannot state.
 """
 
 from __future__ import annotations

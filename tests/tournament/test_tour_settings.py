@@ -129,3 +129,27 @@ def test_the_command_layers_file_then_saved_run_then_flags(tmp_path: Path) -> No
     assert settings_from(None, cli, {}).concurrency == 8  # the saved run beats the file
     assert settings_from(None, {**cli, "concurrency": 5}, {}).concurrency == 5  # flags win
     assert settings_from(None, {"config": toml}, {}).concurrency == 3  # no resume: the file
+
+
+def test_calls_in_flight_is_a_run_setting_of_every_layer(tmp_path: Path) -> None:
+    from stille_post.cli.tournament import settings_from
+    from stille_post.players.specs import LLM_KINDS
+
+    toml = tmp_path / "t.toml"
+    toml.write_text('game = "chameleon"\nmax_in_flight = 16\n', encoding="utf-8")
+    cli: dict[str, Any] = {"config": toml}
+    # a bare number in the file caps every provider; a flag overrides one key of it
+    assert settings_from(None, cli, {}).max_in_flight == dict.fromkeys(LLM_KINDS, 16)
+    s = settings_from(None, {**cli, "max_in_flight": ["openai=4"]}, {})
+    assert s.max_in_flight == {**dict.fromkeys(LLM_KINDS, 16), "openai": 4}
+    assert s.run_settings()["max_in_flight"]["openai"] == 4  # saved, back on --resume
+    assert _resolve().max_in_flight == {}  # no cap by default
+    # an alias of the registry in use is a valid key; an unknown name is refused, one line
+    models = tmp_path / "models.toml"
+    models.write_text('[models.small]\nprovider = "openai"\nmodel = "m"\n', encoding="utf-8")
+    assert _resolve(_layer(models=models, max_in_flight={"small": 2})).max_in_flight == \
+        {"small": 2}
+    with pytest.raises(ConfigError, match=r"^max_in_flight.nobody: neither a provider"):
+        _resolve(_layer(models=models, max_in_flight={"nobody": 2}))
+    with pytest.raises(ConfigError, match="greater than or equal to 1"):
+        _resolve(_layer(max_in_flight={"openai": 0}))

@@ -110,6 +110,7 @@ GAME = GameDefinition(
     },
     metrics="stille_post.games.chameleon.metrics:compute_metrics",
     layout="layout.js",
+    rulebook="stille_post.games.chameleon.rulebook:HOOKS",
 )
 
 __all__ = ["GAME", "ChameleonConfig", "ChameleonGame", "playable_cards"]

@@ -9,7 +9,7 @@ script:FILE.yaml. Rulings: README.md in this folder.
 
 from __future__ import annotations
 
-import dataclasses
+import re
 
 from stille_post.core.errors import ConfigError, UnknownPlayerError
 from stille_post.games.connections import dictionary as D
@@ -20,7 +20,6 @@ from stille_post.games.connections.bots import (
     BotSetup,
     OracleBoard,
     OracleBot,
-    parse_oracle,
 )
 from stille_post.games.connections.config import ConnectionsConfig
 from stille_post.games.connections.game import GAME_NAME, ConnectionsGame
@@ -69,46 +68,32 @@ def _dictionary_file(d: D.Dictionary) -> DataFile:
     return _FILES[key]
 
 
-def _seat_specs(ctx: SetupContext, roles: dict[int, str]
-                ) -> tuple[list[SeatSpec], dict[int, float]]:
-    """The kit's seat specs, with `oracle:p=P` (which the shared spec parser cannot carry)
-    read here: such a seat is parsed as the plain `oracle` bot, then given its p."""
-    oracle_p: dict[int, float] = {}
+ORACLE_PERCENT = re.compile(r"(?:bot:)?oracle-p([0-9.]+)")
 
-    def rewrite(text: str) -> tuple[str, float | None]:
-        try:
-            p = parse_oracle(text)
-        except ValueError as exc:
-            raise UnknownPlayerError(str(exc)) from None
-        return ("oracle", p) if p is not None else (text, None)
 
-    players = None
-    if ctx.players is not None:
-        players = []
-        for seat, text in enumerate(ctx.players, start=1):
-            new, p = rewrite(text)
-            players.append(new)
-            if p is not None:
-                oracle_p[seat] = p
-    role_specs = {}
-    for role, text in ctx.roles.items():
-        new, p = rewrite(text)
-        role_specs[role] = new
-        for seat, r in roles.items():
-            if r == role:
-                if p is not None:
-                    oracle_p[seat] = p
-                else:
-                    oracle_p.pop(seat, None)
-    specs = dataclasses.replace(ctx, players=players, roles=role_specs).seat_specs(roles)
-    for seat, spec in enumerate(specs, start=1):
-        if spec.bot is not None and spec.bot in ORACLE_NAMES:
-            oracle_p[seat] = ORACLE_NAMES[spec.bot]
-        elif spec.bot == "oracle" and seat not in oracle_p:
-            oracle_p[seat] = 0.5
-    for seat, p in oracle_p.items():
-        specs[seat - 1] = SeatSpec(raw=f"oracle:p={p:g}", bot=f"oracle:p={p:g}")
-    return specs, oracle_p
+def _oracle_alias(text: str) -> str:
+    """`oracle-pNN` (p in percent) is `oracle:p=NN/100`."""
+    m = ORACLE_PERCENT.fullmatch(text.strip())
+    if m is None:
+        return text
+    try:
+        return f"oracle:p={float(m.group(1)) / 100!r}"
+    except ValueError:
+        return text  # not a number: the parser names it as an unknown player
+
+
+def _oracle_p(spec: SeatSpec) -> float | None:
+    """The p of an oracle seat (`oracle`, `oracle:p=0.3`), else None."""
+    if spec.bot != "oracle":
+        return None
+    text = dict(spec.bot_args).get("p", "0.5")
+    try:
+        p = float(text)
+    except ValueError:
+        raise UnknownPlayerError(f"{spec.raw}: p must be a number, got {text!r}") from None
+    if not 0.0 <= p <= 1.0:
+        raise UnknownPlayerError(f"{spec.raw}: p must be between 0 and 1")
+    return p
 
 
 def setup(ctx: SetupContext) -> ConnectionsGame:
@@ -119,12 +104,18 @@ def setup(ctx: SetupContext) -> ConnectionsGame:
         if err:
             raise ConfigError(f"--word: {err} ({d.source}, {len(d):,} words)")
     roles = {s: rules.role_of(s, config.setter) for s in range(1, config.num_players + 1)}
-    specs, oracle_p = _seat_specs(ctx, roles)
+    specs = ctx.seat_specs(roles)
+    oracle_p = {s: p for s, spec in enumerate(specs, start=1)
+                if (p := _oracle_p(spec)) is not None}
+    for seat, p in oracle_p.items():  # one label per oracle, however its spec was written
+        specs[seat - 1] = SeatSpec(raw=f"oracle:p={p:g}", bot="oracle",
+                                   bot_args=(("p", f"{p:g}"),))
     board = OracleBoard()
     players: dict[int, Player] = {}
     for seat, spec in enumerate(specs, start=1):
-        known = {s: p for s in range(1, config.num_players + 1)
-                 if (s == seat or config.share_personas) and (p := config.persona_of(s))}
+        known = {s: persona for s in range(1, config.num_players + 1)
+                 if (s == seat or config.share_personas)
+                 and (persona := config.persona_of(s))}
         bot_setup = BotSetup(d, config.setter, tuple(config.guesser_seats), board, known)
         if seat in oracle_p:
             players[seat] = OracleBot(ctx.seed, seat, bot_setup, oracle_p[seat])
@@ -200,6 +191,9 @@ GAME = GameDefinition(
     metrics="stille_post.games.connections.metrics:compute_metrics",
     charts="stille_post.games.connections.charts:charts",
     layout="layout.js",
+    rulebook="stille_post.games.connections.rulebook:HOOKS",
+    bot_params={"oracle": ("p",)},
+    seat_alias=_oracle_alias,
     hidden_options=("personas", "min_zipf", "max_clue_chars", "max_clue_words",
                     "decision_timeout_s"),
 )

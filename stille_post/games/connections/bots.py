@@ -361,21 +361,6 @@ class OracleBot(ConnectionsBot):
         return self.any_allowed(obs, avoid=target) or target or obs.prefix
 
 
-ORACLE_SPEC = re.compile(r"^(?:bot:)?oracle(?::p=|-p)([0-9.]+)$")
-
-
-def parse_oracle(spec: str) -> float | None:
-    """p from `oracle:p=0.3`, `bot:oracle:p=0.3` or `oracle-p30` (percent), else None."""
-    m = ORACLE_SPEC.match(spec.strip())
-    if not m:
-        return None
-    raw = m.group(1)
-    p = float(raw) if ":p=" in spec else float(raw) / 100
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{spec}: p must be between 0 and 1")
-    return p
-
-
 BotMaker = Callable[[random.Random, BotSetup, int], Player]
 
 BOTS: dict[str, BotMaker] = {

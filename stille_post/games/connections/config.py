@@ -11,17 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from stille_post.games.kit.config import GameConfig, repair_field, seats_field, timeout_field
 
 MIN_GUESSERS, MAX_GUESSERS = 2, 5
 Persona = str | dict[str, str]
 
 
-class ConnectionsConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    num_players: int = Field(3, ge=MIN_GUESSERS + 1, le=MAX_GUESSERS + 1,
-                             description="seats: the setter plus the guessers")
+class ConnectionsConfig(GameConfig):
+    num_players: int = seats_field(3, ge=MIN_GUESSERS + 1, le=MAX_GUESSERS + 1,
+                                   description="seats: the setter plus the guessers")
     guessers: int = Field(2, ge=MIN_GUESSERS, le=MAX_GUESSERS,
                           description="guessers (n); the seats are n + 1")
     word: str | None = Field(None, description="the setter's secret word (else the setter "
@@ -38,10 +38,10 @@ class ConnectionsConfig(BaseModel):
         description='per-seat priming, e.g. {"2": "a retired chemist from Osaka, 70"} or '
                     '{"2": {"profession": "chemist", "culture": "Japanese", "age": "70"}}')
     share_personas: bool = Field(False, description="tell every player the others' personas")
-    repair_attempts: int = Field(1, ge=0, le=5, description="corrective re-asks per decision")
+    repair_attempts: int = repair_field("corrective re-asks per decision")
     max_clue_chars: int = Field(200, ge=10, le=2000, description="longest clue kept")
     max_clue_words: int = Field(25, ge=1, le=400, description="most words in a clue")
-    decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")
+    decision_timeout_s: float = timeout_field()
 
     @model_validator(mode="before")
     @classmethod

@@ -73,6 +73,7 @@ GAME = GameDefinition(
     charts="stille_post.games.elimination.charts:charts",
     importers={"logs": "stille_post.games.elimination.importer.convert:LOGS"},
     layout="layout.js",
+    rulebook="stille_post.games.elimination.rulebook:HOOKS",
     hidden_options=("max_message_chars", "reason_words", "decision_timeout_s",
                     "repair_attempts"),
 )

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from stille_post.games.kit.config import GameConfig, repair_field, seats_field, timeout_field
 
 LimitPolicy = Literal["truncate", "reask"]
 JuryTie = Literal["cumulative", "random"]
 
 
-class EliminationConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    num_players: int = Field(8, ge=3, le=20, description="seats, P1..Pn (3 or more)")
+class EliminationConfig(GameConfig):
+    num_players: int = seats_field(8, ge=3, le=20, description="seats, P1..Pn (3 or more)")
     private_subrounds: int = Field(
         3, ge=0, le=3,
         description="private chat subrounds per round; 0 is the anchor's public-only "
@@ -38,9 +38,8 @@ class EliminationConfig(BaseModel):
     jury_tie: JuryTie = Field(
         "cumulative", description="a tied jury: cumulative (most votes received this game "
                                   "is eliminated, then rng) or random (rng at once)")
-    repair_attempts: int = Field(1, ge=0, le=5,
-                                 description="corrective re-asks for an unusable reply")
-    decision_timeout_s: float = Field(300.0, gt=0, description="a player's answer deadline")
+    repair_attempts: int = repair_field("corrective re-asks for an unusable reply")
+    decision_timeout_s: float = timeout_field()
     max_message_chars: int = Field(2000, ge=10, le=100_000,
                                    description="character cap on any message (after words)")
     reason_words: int = Field(60, ge=1, le=1000,

@@ -1,8 +1,10 @@
 """The game kit: what every game is built from, so that adding a game is one folder.
 
+- `config`: `GameConfig`, the base of every game's options;
 - `definition`: the declarative `GameDefinition` (options, roles, player range, bots,
   metrics, charts, event vocabulary, viewer layout, presets);
-- `setup`: from options and seat specs to a prepared engine (`prepare`);
+- `setup`: from options and seat specs to a prepared engine (`prepare`); the contexts
+  it hands a game's `setup` and bots (`SetupContext`, `BotContext`) live in `definition`;
 - `engine`: the `Engine` base with its fixed `play()`;
 - `table`: seats, players, log, usage and rng, with `ask` and `ask_all`;
 - `channels`: concurrent private conversations merged in a fixed order;
@@ -17,20 +19,23 @@
 from stille_post.core.outcome import GameOutcome, OutcomeSummary
 from stille_post.games.kit.asking import Answer, Pending
 from stille_post.games.kit.channels import Channel, run_channels
+from stille_post.games.kit.config import GameConfig
 from stille_post.games.kit.definition import (
+    BotContext,
     EventKind,
     GameDefinition,
     PlayerRange,
     Preset,
     Role,
+    SetupContext,
 )
 from stille_post.games.kit.engine import Engine
-from stille_post.games.kit.setup import BotContext, PreparedGame, SetupContext, prepare
+from stille_post.games.kit.setup import PreparedGame, prepare
 from stille_post.games.kit.table import GameVoid, Table
 from stille_post.players.generation import GenerationConfig
 
 __all__ = [
-    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameDefinition", "GameOutcome",
-    "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
+    "Answer", "BotContext", "Channel", "Engine", "EventKind", "GameConfig", "GameDefinition",
+    "GameOutcome", "GameVoid", "GenerationConfig", "OutcomeSummary", "Pending", "PlayerRange",
     "PreparedGame", "Preset", "Role", "SetupContext", "Table", "prepare", "run_channels",
 ]

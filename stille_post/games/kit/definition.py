@@ -8,19 +8,24 @@ generic layers never import a game module by name.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module, resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from stille_post.core.errors import UnknownPlayerError, UsageError
+from stille_post.core.rng import Rng, derive_rng
+from stille_post.games.kit.data import DataFile, DataLedger
 from stille_post.players.base import Player, PromptBook
+from stille_post.players.specs import SeatSpec, parse_seat_spec
 
 if TYPE_CHECKING:
     from stille_post.games.kit.engine import Engine
     from stille_post.games.kit.importing import LogFormat
-    from stille_post.games.kit.setup import BotContext, SetupContext
 
 # The generic event vocabulary: what the terminal renderer and the viewer's generic view
 # understand. A game maps each of its event types onto one of these.
@@ -77,8 +82,113 @@ class Preset:
 BotFactory = Callable[["BotContext"], Player]
 SetupFn = Callable[["SetupContext"], "Engine[Any]"]
 
+# Builds an LLM seat from a spec such as "openai:gpt-5-mini" and the game's prompts.
+# The CLI supplies one that knows about --online / --replay; without it LLM seats are refused.
+LLMFactory = Callable[[str, PromptBook], Player]
 
-def _resolve(ref: str) -> Any:
+
+@dataclass(frozen=True)
+class BotContext:
+    """What a bot may know when it sits down: its seat, its own rng, the config, and the
+    public (or its own role's) facts the game hands it (`setup`)."""
+
+    seed: int | str
+    seat: int
+    name: str
+    rng: random.Random
+    config: Any
+    setup: Any = None
+    args: Mapping[str, str] = field(default_factory=dict)  # from the seat spec: p=0.3
+
+
+@dataclass
+class SetupContext:
+    definition: GameDefinition
+    config: Any
+    seed: int | str
+    rng: Rng
+    players: Sequence[str] | None = None  # one spec per seat, as given
+    roles: Mapping[str, str] = field(default_factory=dict)  # role -> spec
+    llm_factory: LLMFactory | None = None
+    data: DataLedger = field(default_factory=DataLedger)
+
+    @property
+    def num_players(self) -> int:
+        return int(self.config.num_players)
+
+    def load(self, resource: str, *, name: str | None = None,
+             override: Path | str | None = None) -> DataFile:
+        """A data file of this game's folder (or the user's own), hashed for the header."""
+        return self.data.load(self.definition.package, resource, name=name, override=override)
+
+    def seat_specs(self, roles: Mapping[int, str] | None = None) -> list[SeatSpec]:
+        """One spec per seat. `roles` maps seats to role names (default: every seat has
+        the game's first role)."""
+        d, n = self.definition, self.num_players
+        first = d.roles[0].name
+        seat_roles = {s: (roles or {}).get(s, first) for s in range(1, n + 1)}
+        defaults = d.seats_by_default(n) if self.players is None else None
+        raw: list[str] = []
+        for seat in range(1, n + 1):
+            role = d.role(seat_roles[seat])
+            if role.name in self.roles:
+                spec = self.roles[role.name]
+            elif self.players is not None:
+                spec = self.players[seat - 1]
+            else:
+                assert defaults is not None
+                spec = defaults[seat - 1]
+            raw.append(role.default_bot if spec.strip() in ("bot", "bot:") else spec)
+        if d.seat_alias is not None:
+            raw = [d.seat_alias(text) for text in raw]
+        specs = [parse_seat_spec(text, d.bot_names) for text in raw]
+        for parsed in specs:
+            takes = d.bot_params.get(parsed.bot or "", ())
+            if any(k not in takes for k, _ in parsed.bot_args):
+                accepted = ", ".join(f"{k}=..." for k in takes) or "no arguments"
+                raise UnknownPlayerError(f"{parsed.raw!r}: bot {parsed.bot} takes {accepted}")
+        return specs
+
+    def player(self, seat: int, spec: SeatSpec, setup: Any = None) -> Player:
+        """The player for one seat. Bots get an rng derived from (seed, seat, bot), so
+        swapping one bot never shifts another's draws or the game's."""
+        if spec.bot is not None:
+            rng = derive_rng(self.seed, "seat", seat, spec.bot)
+            ctx = BotContext(self.seed, seat, spec.bot, rng, self.config, setup,
+                             dict(spec.bot_args))
+            return self.definition.bots[spec.bot](ctx)
+        prompts = self.definition.prompts
+        if spec.human is not None:  # a person: `stille-post play` only
+            from stille_post.players.humans import human_player
+
+            return human_player(prompts, seat, self.num_players, spec)
+        if spec.agent is not None:  # an agent plug-in, with the model after its `+`
+            from stille_post.players.agents import agent_player
+
+            return agent_player(spec, game=self.definition.name, seat=seat, prompts=prompts,
+                                model_player=lambda inner: self.model_player(seat, inner, spec))
+        return self.model_player(seat, spec)
+
+    def model_player(self, seat: int, spec: SeatSpec, agent: SeatSpec | None = None) -> Player:
+        """A seat answered by a model: scripted replies, or an LLM live or replayed.
+        `agent`: the agent seat whose model this is."""
+        if spec.script is not None:
+            from stille_post.players.script_seat import script_player
+
+            return script_player(spec, self.definition.prompts)
+        if self.llm_factory is None:
+            whose = f"{agent.raw}): its model {spec.raw}" if agent else f"{spec.raw})"
+            raise UsageError(f"seat {seat} ({whose} is an LLM seat: add --online to play "
+                             "it live, or --replay CASSETTE to replay a recording")
+        player: Player = self.llm_factory(spec.raw, self.definition.prompts)
+        return player
+
+    def players_for(self, specs: Sequence[SeatSpec], setup: Any = None) -> dict[int, Player]:
+        return {i: self.player(i, s, setup) for i, s in enumerate(specs, start=1)}
+
+
+def resolve(ref: str) -> Any:
+    """A "module:attr" reference, imported when first needed."""
     module, _, attr = ref.partition(":")
     return getattr(import_module(module), attr)
 
@@ -109,6 +219,18 @@ class GameDefinition:
     # Formats of logs played elsewhere: CLI name -> "module:attr" of a kit LogFormat
     # (`stille-post import GAME NAME PATH...`), imported only when an import runs.
     importers: Mapping[str, str] = field(default_factory=dict)
+    # bot name -> the arguments its seat spec may carry (`oracle:p=0.3`); a bot not
+    # named here takes none
+    bot_params: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # A game's own shorthand for a seat spec, rewritten before parsing
+    # (Connections: oracle-p30 -> oracle:p=0.3); it returns other text unchanged.
+    seat_alias: Callable[[str], str] | None = None
+    # (engine) -> header facts of a prepared game, beside the engine's own
+    # (`Engine.header_extra`): what only set-up knows, without subclassing the engine
+    header: Callable[[Any], Mapping[str, Any]] | None = None
+    # "module:attr" of the kit RulebookHooks its spec/*.yaml scenarios need, if any
+    # (imported only when the rulebook runs).
+    rulebook: str | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -133,10 +255,10 @@ class GameDefinition:
         return [self.roles[0].default_bot] * n
 
     def metrics_fn(self) -> Callable[..., dict[str, Any]] | None:
-        return _resolve(self.metrics) if self.metrics else None
+        return resolve(self.metrics) if self.metrics else None
 
     def charts_fn(self) -> Callable[[dict[str, Any]], dict[str, str]] | None:
-        return _resolve(self.charts) if self.charts else None
+        return resolve(self.charts) if self.charts else None
 
     def importer(self, name: str) -> LogFormat:
         if name not in self.importers:
@@ -144,23 +266,13 @@ class GameDefinition:
 
             known = ", ".join(self.importers) or "none"
             raise ConfigError(f"{self.name} imports no {name!r} logs; its formats: {known}")
-        fmt: LogFormat = _resolve(self.importers[name])
+        fmt: LogFormat = resolve(self.importers[name])
         return fmt
 
     def layout_source(self) -> str | None:
         if self.layout is None:
             return None
         return resources.files(self.package).joinpath(self.layout).read_text(encoding="utf-8")
-
-    def prepare(self, *, seed: int | str, rng: Any, players: Sequence[str] | None = None,
-                options: Mapping[str, Any] | None = None,
-                roles: Mapping[str, str] | None = None, preset: str | None = None,
-                llm_factory: Any = None) -> Any:
-        """`kit.setup.prepare` for this game: an engine ready to play."""
-        from stille_post.games.kit.setup import prepare
-
-        return prepare(self, seed=seed, rng=rng, players=players, options=options,
-                       roles=roles, preset=preset, llm_factory=llm_factory)
 
     def describe(self) -> dict[str, Any]:
         """`stille-post games --json`: the game as data."""

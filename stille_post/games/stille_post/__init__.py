@@ -32,26 +32,22 @@ from stille_post.players.specs import SeatSpec
 DEFAULT_SEATS = ("detective", "cautious", "gambler", "random")
 
 
-class _Prepared(StillePostGame):
-    """The engine with the header facts only a prepared game knows."""
-
-    added: list[RosterModel]
-
-    def header_extra(self) -> dict[str, Any]:
-        c = self.config
-        phases = rules.guess_phase_count(c.num_players, c.guess_every, c.max_rounds)
-        win = rules.enumeration_baseline(phases, len(self.roster))
-        warnings = ["this configuration has at least as many guess phases as roster "
-                    "models; enumerating ids alone wins it"] if win >= 1.0 else []
-        return {
-            **({"warnings": warnings} if warnings else {}),
-            "roster": list(self.roster.ids),
-            "roster_added": [m.id for m in self.added],
-            "baseline": {
-                "guess_phases": phases,
-                "enumeration_win": rules.enumeration_baseline(phases, len(self.roster)),
-            },
-        }
+def header_facts(game: StillePostGame) -> dict[str, Any]:
+    """The header facts of a prepared game (the definition's `header` hook)."""
+    c = game.config
+    phases = rules.guess_phase_count(c.num_players, c.guess_every, c.max_rounds)
+    win = rules.enumeration_baseline(phases, len(game.roster))
+    warnings = ["this configuration has at least as many guess phases as roster "
+                "models; enumerating ids alone wins it"] if win >= 1.0 else []
+    return {
+        **({"warnings": warnings} if warnings else {}),
+        "roster": list(game.roster.ids),
+        "roster_added": [m.id for m in game.added],
+        "baseline": {
+            "guess_phases": phases,
+            "enumeration_win": rules.enumeration_baseline(phases, len(game.roster)),
+        },
+    }
 
 
 def setup(ctx: SetupContext) -> StillePostGame:
@@ -62,7 +58,7 @@ def setup(ctx: SetupContext) -> StillePostGame:
     if pins != config.pinned:
         config = config.model_copy(update={"pinned": pins})
     players = ctx.players_for(specs)
-    game = _Prepared(config, players, ctx.rng, roster, specs)
+    game = StillePostGame(config, players, ctx.rng, roster, specs)
     game.added = added
     return game
 
@@ -137,6 +133,8 @@ GAME = GameDefinition(
     },
     metrics="stille_post.games.stille_post.metrics:compute_metrics",
     layout="layout.js",
+    rulebook="stille_post.games.stille_post.rulebook:HOOKS",
+    header=header_facts,
     hidden_options=("pinned",),
 )
 

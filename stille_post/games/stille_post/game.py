@@ -23,7 +23,7 @@ from stille_post.games.stille_post import prompts as P
 from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.observation import StillePostObservation
-from stille_post.games.stille_post.roster import Roster
+from stille_post.games.stille_post.roster import Roster, RosterModel
 from stille_post.players.base import Action, Player
 from stille_post.players.specs import SeatSpec
 from stille_post.providers.base import ToolCall
@@ -62,6 +62,8 @@ class StillePostGame(Engine[StillePostConfig]):
         self.end = "the game did not start"
         # Seats removed as unresponsive in one identity-guess phase tie (like its winners).
         self.removed_together: list[list[int]] = []
+        # Models outside the roster that joined this game's identities (set by setup).
+        self.added: list[RosterModel] = []
 
     @property
     def log(self) -> Any:

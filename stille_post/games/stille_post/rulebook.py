@@ -1,4 +1,6 @@
-"""Plays spec/stille_post scenarios through the real path (see spec/README.md).
+"""Stille Post's hooks for the kit's rulebook runner: its spec/*.yaml scenarios are
+played by a runner of its own (`HOOKS.run`), through the real path. The format is in
+docs/game-kit.md.
 
 `given.rule` picks what runs:
 - `game` (the default): a whole `StillePostGame` whose seats are `LLMPlayer`s over a
@@ -20,6 +22,8 @@ from pydantic import ValidationError
 
 from stille_post.core.errors import ProviderError, ScenarioError
 from stille_post.core.rng import ForcedRng
+from stille_post.games.kit.scenarios import RulebookHooks
+from stille_post.games.kit.setup import prepare
 from stille_post.games.stille_post import GAME, rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import StillePostGame
@@ -193,8 +197,8 @@ def _setup(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _baseline(given: Mapping[str, Any]) -> dict[str, Any]:
     # Through the game definition, the way the CLI and the transcript header report it.
-    prepared = GAME.prepare(seed=0, rng=ScenarioRng(0), players=None,
-                            options=dict(given.get("config") or {}))
+    prepared = prepare(GAME, seed=0, rng=ScenarioRng(0), players=None,
+                       options=dict(given.get("config") or {}))
     return dict(prepared.header_extra()["baseline"])
 
 
@@ -203,7 +207,7 @@ _RULES: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
 }
 
 
-def run(scenario: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def run(scenario: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     given = scenario.get("given") or {}
     _no_unknown("given", given, GIVEN_KEYS)
     rule = given.get("rule", "game")
@@ -216,8 +220,8 @@ def run(scenario: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]
 
 # --- runner-specific checks: rng leftovers and `then.requests` ----------------------------
 
-def check(scenario: dict[str, Any], events: list[dict[str, Any]],
-          result: dict[str, Any]) -> list[str]:
+def check(scenario: Mapping[str, Any], events: list[dict[str, Any]],
+          result: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     given = scenario.get("given") or {}
     unused = {k: v for k, v in (result.get("rng_unused") or {}).items() if v}
@@ -320,3 +324,6 @@ def _check_messages(expected: list[Mapping[str, Any]], messages: list[dict[str, 
                     f"request's messages:\n{listing}"]
         pos = hit + 1
     return []
+
+
+HOOKS = RulebookHooks(then=THEN_KEYS, run=run, check=check)

@@ -1,0 +1,160 @@
+"""The real path: a tournament whose LLM seats go through the real SDK adapters, over
+loopback HTTP, to a server answering after a set latency (benchmarks/loopback.py), with
+transcripts on the real disk (a temporary folder under BENCH_REAL_DIR, default the
+working directory's `.bench-real/`, never /dev/shm; its path is in every result).
+
+`real_tournament(kind, games, concurrency, latency_s)` plays Stille Post with four seats
+of one provider kind, exactly as `stille-post tournament --online` builds them
+(cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults), and returns
+wall time, the ideal (critical-path calls x latency / min(concurrency, games), as
+bench_tournament.efficiency), this process's CPU (the server's is its own process) and
+the peak of calls in flight. `real_grid()` runs it for every kind at every latency and
+width (`python -m benchmarks efficiency --real`).
+
+Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (32),
+BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
+(all four).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchmarks.loopback import loopback_server
+
+KINDS = ("openai", "anthropic", "google", "openai-compatible")
+# Four seats per kind (roster ids: the game's identities); openai-compatible seats are
+# not reasoning models, which refuse its `max_tokens`.
+LINEUPS: dict[str, tuple[str, ...]] = {
+    "openai": ("gpt-5-mini", "gpt-4.1", "gpt-5-nano", "gpt-4.1-mini"),
+    "anthropic": ("claude-opus-4-6", "claude-sonnet-4-5-20250929",
+                  "claude-haiku-4-5-20241022", "claude-3-5-haiku-latest"),
+    "google": ("gemini-2.5-flash", "gemini-3-flash-preview", "gemini-3-pro-preview",
+               "gemini-2.5-pro"),
+    "openai-compatible": ("gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o"),
+}
+API_OF = {"openai": "openai", "openai-compatible": "openai", "anthropic": "anthropic",
+          "google": "google"}
+DUMMY_KEYS = {"OPENAI_API_KEY": "loopback-key", "ANTHROPIC_API_KEY": "loopback-key",
+              "GEMINI_API_KEY": "loopback-key", "OPENAI_COMPATIBLE_API_KEY": "loopback-key"}
+SEQUENTIAL_EVENTS = ("intro_prompt", "turn_start", "identity_guess_start", "repair_request")
+
+
+def cpu_self() -> float:
+    """CPU of this process alone (the loopback server is a child that is still running,
+    so `os.times().children_*` would not hold it anyway)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+@contextmanager
+def bench_folder() -> Iterator[Path]:
+    """A temporary folder on the real disk."""
+    parent = Path(os.environ.get("BENCH_REAL_DIR", ".bench-real")).resolve()
+    parent.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="real-", dir=parent))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def _dummy_keys() -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in DUMMY_KEYS}
+    os.environ.update(DUMMY_KEYS)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def seats_for(kind: str, url: str) -> tuple[tuple[str, ...], dict[str, str]]:
+    """Seat specs, and the base URLs the factory points each kind at."""
+    if kind == "openai-compatible":
+        return tuple(f"{kind}:{m}@{url}" for m in LINEUPS[kind]), {}
+    return tuple(f"{kind}:{m}" for m in LINEUPS[kind]), {kind: url}
+
+
+def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *,
+                    max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
+                    game: str = "stille-post") -> dict[str, Any]:
+    from stille_post.cli.llm_seats import llm_session
+    from stille_post.providers import inflight
+    from stille_post.tournament import TournamentConfig, run_tournament
+    from stille_post.tournament.results import load_results
+
+    with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
+            bench_folder() as folder:
+        seats, base_urls = seats_for(kind, url)
+        peak = [0]
+
+        async def play() -> None:
+            async def watch() -> None:
+                while True:
+                    peak[0] = max(peak[0], inflight.in_flight())
+                    await asyncio.sleep(0.02)
+
+            watcher = asyncio.create_task(watch())
+            try:
+                cfg = TournamentConfig(game=game, games=games, seed=1, players=seats)
+                await run_tournament(cfg, folder / "t", concurrency=concurrency,
+                                     llm_factory=factory, durable=durable, workers=1)
+            finally:
+                watcher.cancel()
+
+        with llm_session(online=True, record=None, replay=None, base_urls=base_urls,
+                         keep_providers=False, max_in_flight=max_in_flight) as factory:
+            t0, cpu0 = time.perf_counter(), cpu_self()
+            asyncio.run(play())
+            wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
+        steps = 0
+        for t in load_results(folder / "t").transcripts():
+            steps += sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
+        # fewer games than the width: only that many run at once
+        ideal = steps * latency_s / min(concurrency, games)
+        return {"kind": kind, "games": games, "concurrency": concurrency,
+                "latency_ms": round(latency_s * 1000), "critical_path_calls": steps,
+                "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
+                "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
+                "folder": str(folder), "durable": durable, "load": os.getloadavg()[0]}
+
+
+def _ints(name: str, default: str) -> list[int]:
+    return [int(x) for x in os.environ.get(name, default).split(",") if x.strip()]
+
+
+def real_grid() -> dict[str, Any]:
+    """Efficiency and CPU per step of every kind at every latency x width."""
+    games = int(os.environ.get("BENCH_REAL_GAMES", 32))
+    kinds = [k for k in os.environ.get("BENCH_REAL_KINDS", ",".join(KINDS)).split(",") if k]
+    rows = [real_tournament(kind, games, conc, ms / 1000)
+            for kind in kinds
+            for ms in _ints("BENCH_REAL_LATENCIES_MS", "100,50")
+            for conc in _ints("BENCH_REAL_CONCURRENCIES", "64")]
+    return {"rows": rows, "folder_parent": str(Path(os.environ.get(
+        "BENCH_REAL_DIR", ".bench-real")).resolve()), "load": os.getloadavg()[0]}
+
+
+def print_grid(r: dict[str, Any]) -> None:
+    print("   real path: Stille Post, 4 seats of one kind through its SDK adapter, loopback "
+          "HTTP, transcripts fsynced on the real disk")
+    for row in r["rows"]:
+        print(f"   {row['kind']:17s} {row['latency_ms']:4d} ms x {row['concurrency']:3d}: "
+              f"{row['efficiency']:6.3f}  (wall {row['wall_s']:.2f} s, ideal "
+              f"{row['ideal_s']:.2f} s, CPU {row['cpu_ms_per_step']:.2f} ms per step, peak "
+              f"{row['peak_in_flight']} in flight, load {row['load']:.1f})")
+    print(f"   (transcripts under {r['folder_parent']}, removed after each run)")
