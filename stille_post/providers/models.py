@@ -6,6 +6,8 @@
     reasoning_effort = "low"          # optional: temperature, max_output_tokens, base_url
     extra = { service_tier = "flex" } # optional: extra request parameters, sent as is
     price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
+    budget_usd = 5.0                  # optional caps on a results folder's spend on it
+    max_tokens = 2_000_000            # (tournament/budget.py)
     max_in_flight = 16                # optional: calls in flight at once (default: no cap)
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
@@ -85,6 +87,9 @@ class ModelEntry(BaseModel):
     max_output_tokens: int | None = Field(default=None, ge=1)
     extra: dict[str, Any] = Field(default_factory=dict)
     price: PriceEntry | None = None
+    # Caps on what a results folder spends on this alias (tournament/budget.py).
+    budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
 
     @field_validator("base_url")
@@ -134,6 +139,8 @@ class ModelAlias:
     max_output_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     price: Price | None = None
+    budget_usd: float | None = None  # what a results folder may spend on this alias
+    max_tokens: int | None = None
     max_in_flight: int | None = None  # calls in flight at once (providers/inflight.py)
 
 
@@ -172,7 +179,8 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
                           cached_included=e.provider != "anthropic")
         out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
                                e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
-                               e.max_in_flight)
+                               budget_usd=e.budget_usd, max_tokens=e.max_tokens,
+                               max_in_flight=e.max_in_flight)
     return out
 
 

@@ -157,7 +157,8 @@ class GameIndex:
         return int(cur.rowcount)
 
     def drop(self, ids: list[str]) -> None:
-        """Forget these games (a resume replays them), in one transaction."""
+        """Forget these games (damaged or budget-cut: a resume replays them), in one
+        transaction."""
         self.flush()
         if ids:
             with self._transaction():
