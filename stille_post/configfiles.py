@@ -7,6 +7,9 @@
     concurrency = 8
     out = "runs/chameleon-40"     # relative paths are relative to this file's folder
     models = "models.toml"        # a model registry (providers/models.py), likewise
+    budget_usd = 20.0             # caps (tournament/budget.py): the folder's spend in dollars,
+    max_tokens = 5_000_000        # in tokens, and whether running games are cut at the cap
+    hard_cap = false
 
     [roles]                       # role -> seat spec, for every seat of that role
     chameleon = "copycat"

@@ -43,9 +43,10 @@ for _name in _COMMAND_MODULES:
 def _one_line(text: str) -> str:
     """Collapse a message to one line (the contract is one line on stderr per error), with
     every configured key masked: an error may quote what a server sent back."""
+    from stille_post.core.text import clean_text
     from stille_post.providers.secrets import redact
 
-    return redact(" ".join(str(text).split())) or "unknown error"
+    return clean_text(redact(" ".join(str(text).split()))) or "unknown error"
 
 
 def _debug_requested(argv: list[str]) -> bool:
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> None:
     error show its traceback; it is removed before typer parses the arguments so that no
     command has to declare it.
     """
+    from stille_post.providers.logsafety import guard_root
+
+    guard_root()  # no dependency may turn on INFO logging (and print URLs) for us
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(args)
     args = [a for a in args if a != "--debug"]

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from stille_post.core.errors import UsageError
+from stille_post.core.text import printable
 
 
 def register(app: typer.Typer) -> None:
@@ -91,5 +92,5 @@ def _import(game_name: str, fmt_name: str, paths: list[Path], out: Path, *, stri
         return
     for line in summary_lines(stats):
         err.print(line, markup=False, highlight=False)
-    err.print(f"results folder: {out} (stille-post report {out})", markup=False,
+    err.print(printable(f"results folder: {out} (stille-post report {out})"), markup=False,
               highlight=False)

@@ -15,6 +15,8 @@ from stille_post.tournament.ratings import DEFAULT_PASSES
 
 
 def register(app: typer.Typer) -> None:
+    register_leaderboard(app)
+
     @app.command()
     def report(
         results_dir: Annotated[Path, typer.Argument(help="a tournament results folder")],
@@ -69,6 +71,13 @@ def register(app: typer.Typer) -> None:
         except (ValueError, KeyError, TypeError) as exc:
             # A damaged transcript (named with its line) or an index row of another format.
             raise UsageError(f"{results_dir}: cannot build the report ({exc})") from exc
+        from stille_post.tournament.spend import folder_spend, read_spend_file
+
+        # Every recorded game's spend (aborted and budget-cut ones too), per model.
+        data["spend"] = folder_spend(results_dir).all.to_json()
+        stopped = read_spend_file(results_dir)
+        if stopped is not None:
+            data["budget"] = {k: stopped.get(k) for k in ("stopped", "reason", "cap", "caps")}
         err = Console(stderr=True)
         if csv_dir is not None:
             for path in write_csv(data, csv_dir):
@@ -83,6 +92,39 @@ def register(app: typer.Typer) -> None:
 
 def _f(v: Any) -> str:
     return f"{v:.3f}" if isinstance(v, float) else "–" if v is None else str(v)
+
+
+def register_leaderboard(app: typer.Typer) -> None:
+    @app.command()
+    def leaderboard(
+        folders: Annotated[list[Path], typer.Argument(
+            help="results folders (tournaments or imported logs), any mix of games")],
+        out: Annotated[Path, typer.Option(
+            "--out", help="where index.html, leaderboard.json and leaderboard.csv go")]
+        = Path("leaderboard"),
+        labels: Annotated[Path | None, typer.Option(
+            "--labels", help="display names (TOML): \"model-key\" = \"Name\"; models "
+                             "are matched across folders by this name")] = None,
+        seed: Annotated[int, typer.Option(help="seed of the ratings and the rank interval")]
+        = 0,
+        as_json: Annotated[bool, typer.Option("--json", help="print the JSON too")] = False,
+    ) -> None:
+        """One leaderboard across games: a row per model, a column per game."""
+        from stille_post.tournament import crossboard
+        from stille_post.tournament.report import load_labels
+
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file; give a folder")
+        names = load_labels(labels) if labels is not None else None
+        boards = crossboard.load_boards(folders, names, seed=seed)
+        board = crossboard.build(boards, seed=seed)
+        written = crossboard.write(board, boards, out)
+        if as_json:
+            typer.echo(json.dumps(board))
+        else:
+            err = Console(stderr=True)
+            for path in written:
+                err.print(f"wrote {path}")
 
 
 def _print(console: Console, data: dict[str, Any]) -> None:
@@ -104,6 +146,20 @@ def _print(console: Console, data: dict[str, Any]) -> None:
                       _f(r.get("partial_points_sum")), _f(r["dollars"]))
     console.print(board)
     _print_adherence(console, data)
+    spend = data.get("spend") or {}
+    if spend.get("models"):
+        from stille_post.tournament.spend import SPEND_COLUMNS, spend_table_rows
+
+        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens "
+                        "(every recorded game)")
+        for col in SPEND_COLUMNS:
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for srow in spend_table_rows(spend):
+            t.add_row(*srow)
+        console.print(t)
+    if data.get("budget"):
+        b = data["budget"]
+        console.print(f"last run stopped: {b['stopped']} ({b['reason']})")
     per_player = data["metrics"]["per_player"]
     if any(k != "adherence" for v in per_player.values() for k in v):
         names = sorted({k for v in per_player.values() for k in v} - {"adherence"})

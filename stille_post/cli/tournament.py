@@ -24,10 +24,12 @@ from stille_post.cli.gameopts import GameGroup, make_game_command, option
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
+from stille_post.tournament.caps import Caps, caps_of, check_caps
 from stille_post.tournament.config import CONFIG_FILE
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
 from stille_post.tournament.runner import RunStats, run_tournament, validate
 from stille_post.tournament.settings import Layer, TournamentSettings, flags, resolve
+from stille_post.tournament.spend import SPEND_COLUMNS, folder_spend, spend_table_rows
 
 ACTIONS = [
     option("config", Path | None, None, "--config",
@@ -40,6 +42,9 @@ ACTIONS = [
     option("replay", Path | None, None, "--replay",
            help="replay LLM seats from this cassette, offline"),
     option("as_json", bool, False, "--json", help="print only the aggregate JSON"),
+    option("estimate", bool, False, "--estimate",
+           help="print the expected tokens and dollars per model (offline, no keys) and "
+                "play nothing"),
 ]
 # One option per settings field that has a flag; None means "not given on the line".
 COMMON = ACTIONS + [option(name, flag.cli_type | None, None, *flag.decls, help=flag.help)
@@ -48,7 +53,13 @@ COMMON = ACTIONS + [option(name, flag.cli_type | None, None, *flag.decls, help=f
 
 def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                        flags: dict[str, Any]) -> None:
+    if cli.get("estimate") and cli.get("resume"):
+        raise UsageError("--estimate plans a new tournament and plays nothing; drop "
+                         "--resume (or --estimate)")
     settings = settings_from(definition, cli, flags)
+    if cli.get("estimate"):
+        _print_estimate(settings, bool(cli.get("as_json")))
+        return
     folder = settings.folder()
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {folder} is a file; give a results folder")
@@ -60,6 +71,12 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                      keep_providers=False, models=settings.models,
                      max_in_flight=settings.max_in_flight) as llm_factory:
         config = settings.config()
+        if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
+            raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
+                             "passwords or keys; give the seats again (--players, --pool "
+                             "or --config) with --resume")
+        caps = caps_of(settings)  # and the model registry's per-alias caps
+        check_caps(config, caps, settings.workers)
         validate(config, llm_factory)
         check_folder(folder, config, resume=bool(cli.get("resume")))
         if not as_json:
@@ -71,9 +88,48 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             config, folder, resume=bool(cli.get("resume")), concurrency=settings.concurrency,
             limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
             durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
-            workers=_workers(settings, llm_factory is not None),
+            workers=_workers(settings, llm_factory is not None, caps), caps=caps,
             run_settings=settings.run_settings()))
     _print_summary(folder, stats, as_json)
+
+
+def _print_estimate(settings: TournamentSettings, as_json: bool) -> None:
+    from stille_post.providers.models import load_models, using_models
+    from stille_post.tournament.estimate import estimate
+
+    with using_models(load_models(settings.models)):
+        config = settings.config()
+        check_caps(config, caps_of(settings), settings.workers)
+        plan = estimate(config, limits=settings.limits(), budget_usd=settings.budget_usd,
+                        max_tokens=settings.max_tokens)
+    if as_json:
+        typer.echo(json.dumps(plan))
+        return
+    console = Console()
+    console.print(f"estimate of {plan['games']} {config.game} games ({plan['method']})")
+    table = Table(title="expected spend (low-high: the range of the sampled games)")
+    for col in ("model", "seat-games", "input tok", "output tok", "tokens", "dollars"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+
+    def span(block: dict[str, float], money: bool = False) -> str:
+        f = (lambda v: f"${v:,.4f}") if money else (lambda v: f"{v:,.0f}")
+        return f"{f(block['expected'])} ({f(block['low'])}-{f(block['high'])})"
+
+    for label, m in plan["models"].items():
+        table.add_row(label, str(m["seat_games"]), f"{m['input_tokens']['expected']:,.0f}",
+                      f"{m['output_tokens']['expected']:,.0f}", span(m["tokens"]),
+                      span(m["dollars"], True))
+    table.add_row("total", "", f"{plan['input_tokens']['expected']:,.0f}",
+                  f"{plan['output_tokens']['expected']:,.0f}", span(plan["tokens"]),
+                  span(plan["dollars"], True))
+    console.print(table)
+    console.print(f"per game: {plan['per_game']['tokens']:,.0f} tokens, "
+                  f"${plan['per_game']['dollars']:.4f}")
+    wall = plan["wall_minutes"]
+    console.print(f"wall time at the rate limits: {wall['total']:.1f} min" if wall else
+                  "wall time: no rate limits set (bound by the providers' latency)")
+    if plan.get("within_caps") is not None:
+        console.print(f"within the caps: {plan['within_caps']} of {plan['games']} games")
 
 
 def settings_from(definition: GameDefinition | None, cli: dict[str, Any],
@@ -145,18 +201,24 @@ def _same_game(layers: list[Layer], definition: GameDefinition | None) -> None:
         get_game(game)  # a one-line error for an unknown game
 
 
-def _workers(settings: TournamentSettings, calls_models: bool) -> int:
+def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps) -> int:
     if settings.workers is not None:
         return settings.workers
     # Bot-only runs are CPU-bound: use every core. With model seats the run waits on the
-    # network, one process is enough, and rate limits need a single one.
-    return 1 if calls_models or settings.rate_limits else (os.cpu_count() or 1)
+    # network, one process is enough; rate limits and caps need a single one.
+    return 1 if calls_models or settings.rate_limits or caps.active else (os.cpu_count() or 1)
 
 
 def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
                            "aborted": stats.aborted}
+    if stats.budget is not None:
+        summary["budget"] = {k: stats.budget[k] for k in ("stopped", "reason", "cap", "caps",
+                                                           "games")}
+        summary["spend"] = stats.budget["spend"]
+    elif summary["tokens"]:
+        summary["spend"] = folder_spend(folder).all.to_json()
     if as_json:
         typer.echo(json.dumps(summary))
     else:
@@ -218,3 +280,16 @@ def _print_aggregate(console: Console, summary: dict[str, Any]) -> None:
         table.add_row(name, str(c["games"]), str(c["wins"]), str(c["eliminations"]),
                       str(c["survivals"]), f"{c['win_rate']:.3f}")
     console.print(table)
+    spend = summary.get("spend")
+    if spend and spend.get("models"):
+        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens")
+        for col in SPEND_COLUMNS:
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for row in spend_table_rows(spend):
+            t.add_row(*row)
+        console.print(t)
+    budget = summary.get("budget")
+    if budget is not None:
+        style = "yellow" if budget["stopped"] == "budget" else "green"
+        console.print(f"[{style}]stopped: {budget['stopped']}[/] ({budget['reason']}); "
+                      f"{budget['games']['not_started']} games not started")

@@ -19,7 +19,7 @@ from typing import Any
 
 def llm_seat_warnings(providers: Iterable[Any]) -> list[str]:
     """One line per provider that was asked and never returned a usable reply."""
-    from stille_post.players.llm import answer_stats
+    from stille_post.players.llm import answer_stats, safe_text
 
     out: list[str] = []
     for provider in providers:
@@ -27,6 +27,7 @@ def llm_seat_warnings(providers: Iterable[Any]) -> list[str]:
         if stats is None or stats.calls == 0 or stats.usable > 0:
             continue
         why = f"; last failure: {stats.last_failure}" if stats.last_failure else ""
-        out.append(f"{stats.label} never got a valid answer in {stats.calls} calls "
-                   f"(every turn of that seat was forfeited){why}"[:500])
+        # The label is the seat spec as typed: its URL may carry a password or a key.
+        out.append(safe_text(f"{stats.label} never got a valid answer in {stats.calls} "
+                             f"calls (every turn of that seat was forfeited){why}")[:500])
     return out

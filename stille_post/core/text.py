@@ -58,3 +58,37 @@ def clean_data(value: Any, *, _depth: int = 0) -> Any:
         return value if value == value and value not in (float("inf"), float("-inf")) \
             else None
     return clean_text(str(value))
+
+
+# What must not reach a terminal raw in a line we print ourselves: every control
+# character (newline and tab too: one line stays one line), lone surrogates, and the
+# bidirectional overrides that make text read backwards.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029"
+                          "\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """Untrusted text (a game id, a file name, a server's message) for one line on the
+    operator's terminal: each unsafe character shown as its escape (`\\x1b`), so it is
+    visible and inert."""
+    if _UNPRINTABLE.search(text) is None:
+        return text
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the common prefix of two texts, by bisection on slice comparisons
+    (C speed: a character loop made a long game's requests quadratic in Python)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -27,6 +27,21 @@ _KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
 _PART = re.compile(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""")
 
 
+# What hostile text makes `tomllib.loads` raise: TOMLDecodeError (a ValueError), an
+# integer past Python's 4300-digit limit (ValueError), or arrays nested a few thousand
+# deep (RecursionError). Every reader of a user's TOML file catches all three.
+TOML_ERRORS = (ValueError, RecursionError)
+
+
+def toml_problem(exc: BaseException) -> str:
+    """One line for any of `TOML_ERRORS`."""
+    if isinstance(exc, RecursionError):
+        return "arrays or tables nested too deep"
+    if not isinstance(exc, tomllib.TOMLDecodeError):  # the integer digit limit
+        return "a number too long to read"
+    return str(exc)
+
+
 def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
     """The parsed table and the raw text of a TOML file (`what` names it in errors)."""
     if path.is_dir():
@@ -44,8 +59,8 @@ def read_toml(path: Path, what: str) -> tuple[dict[str, Any], str]:
         raise ConfigError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
     try:
         return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
+    except TOML_ERRORS as exc:
+        msg = toml_problem(exc)
         at = _DECODE_AT.search(msg)
         where = f"{path}:{at.group(1)}" if at else str(path)
         problem = _DECODE_AT.sub("", msg) if at else msg

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError
+from stille_post.core.text import printable
 from stille_post.games.kit.importing import ConvertError, ImportedGame, LogFormat
 from stille_post.importers.reader import GameLines, Progress, Stray, log_files, read_games
 from stille_post.tournament.config import CONFIG_FILE, TournamentConfig, imported_index
@@ -38,6 +39,7 @@ NO_FINAL = "no final_results"
 DUPLICATE = "duplicate game id"
 STRICT_BARE = "no model keys (--strict)"
 INCONSISTENT = "inconsistent log"
+UNWRITABLE = "text that cannot be written as UTF-8"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -200,15 +202,25 @@ def _one(fmt: LogFormat, game: GameLines, out: Path, done: set[str], seen: set[s
         stats.warnings["games with some seats of no model key (labelled unknown)"] += 1
     final = out / GAMES_DIR / f"{tid}.jsonl"
     part = final.with_name(final.name + ".part")
-    part.write_text(converted.text(), encoding="utf-8")
-    part.replace(final)
+    try:
+        data = converted.text().encode("utf-8")
+    except UnicodeEncodeError as exc:  # text no file can hold: the reader should catch it
+        stats.skip(gid, UNWRITABLE, f"{exc.reason} at character {exc.start}")
+        return None
+    try:
+        part.write_bytes(data)
+        part.replace(final)
+    except BaseException:
+        part.unlink(missing_ok=True)  # a full disk, Ctrl-C: never leave a .part behind
+        raise
     done.add(tid)
     stats.imported += 1
     return index_row(tid, converted)
 
 
 def summary_lines(stats: ImportStats) -> list[str]:
-    """The human summary: games read, imported, skipped with reasons."""
+    """The human summary: games read, imported, skipped with reasons; each line safe to
+    print (`printable`)."""
     out = [f"{stats.read} games read from {stats.files} files: {stats.imported} imported, "
            f"{stats.already} already imported, {sum(stats.skipped.values())} skipped "
            f"({stats.seconds:.1f} s)"]
@@ -226,4 +238,5 @@ def summary_lines(stats: ImportStats) -> list[str]:
         out.append(f"warning: {n} {what}")
     for t, n in sorted(stats.unknown_types.items()):
         out.append(f"warning: {n} lines of unknown type {t!r} ignored")
-    return out
+    # Game ids, file names and details come from the logs: never raw on a terminal.
+    return [printable(line) for line in out]

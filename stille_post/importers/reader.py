@@ -9,9 +9,10 @@ hold one game per file, so parking costs nothing there; several games per file,
 interleaved or not, work the same way.
 
 Bad input is never an exception: a line that is not UTF-8, not JSON, cut off at the end
-of a file, or without a game id is a *problem* attached to the game it belongs to (found
-by its `game_id` text where the line is readable enough, else the game of the line
-before it), and that game is later skipped with the problem as its reason.
+of a file, without a game id, or holding a lone surrogate is a *problem* attached to the
+game it belongs to (found by its `game_id` text where the line is readable enough, else
+the game of the line before it), and that game is later skipped with the problem as its
+reason.
 """
 
 from __future__ import annotations
@@ -71,6 +72,27 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
     return unique
 
 
+LONE_SURROGATE = "lone surrogate in text"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether any string in the parsed line (keys too) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
 def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """(the line as an object, None) or (None, the reason it is unusable)."""
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -85,6 +107,11 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, "malformed line"
     if not isinstance(obj, dict):
         return None, "malformed line"
+    # Valid JSON may still hold half an emoji (`"\\ud83d"`): text that no UTF-8 file
+    # can hold, so the transcript could never be written. The escape is the only way in
+    # (the bytes were UTF-8), so only a line that has one is walked.
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
+        return None, LONE_SURROGATE
     gid, kind = obj.get("game_id"), obj.get("type")
     if gid is None or isinstance(gid, (dict, list, bool)) or str(gid) == "" \
             or not isinstance(kind, str):

@@ -5,8 +5,9 @@ engine validates the action. Retries live in the provider layer, once; a provide
 still fails surfaces here as `ProviderError`, which the engine turns into a forfeit.
 
 This is also where model output enters the package, so it is made safe here, once:
-- text and tool arguments are sanitised (`core.text.clean_data`: no lone surrogates, no
-  terminal control characters) and every configured key is masked (`providers.secrets`);
+- text, tool arguments and tool-call ids are sanitised (`core.text.clean_data`: no lone
+  surrogates, no terminal control characters) and every configured key is masked
+  (`providers.secrets`);
 - a reply the adapter could not read (`MalformedReply`: invalid JSON, content that is not
   text) comes back as an action whose tool call is marked malformed with the reason. The
   engines treat that as a parse error, so the seat gets the usual corrective re-ask and a
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 # The name of the placeholder call that carries an unreadable reply to the engine.
 UNREADABLE_REPLY = "unreadable_reply"
+MAX_CALL_ID = 256  # characters of a tool-call id kept (real ids are under 100)
 
 
 @dataclass
@@ -107,7 +109,10 @@ def safe_completion(completion: Completion) -> tuple[str, tuple[ToolCall, ...]]:
             else "the call could not be read"
         if not isinstance(args, dict):
             args, malformed = {}, malformed or "arguments are not a JSON object"
-        calls.append(ToolCall(name, args, id=c.id if isinstance(c.id, str) else None,
+        # The id is server text too, and it is echoed back to the server with the
+        # tool's result: masked like the rest (and bounded: an id is not a document).
+        call_id = safe_text(c.id)[:MAX_CALL_ID] if isinstance(c.id, str) else None
+        calls.append(ToolCall(name, args, id=call_id,
                               malformed=safe_text(malformed) if malformed else None,
                               provider_data=c.provider_data))
     return safe_text(text).strip(), tuple(calls)

@@ -111,6 +111,10 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
             raise UnknownPlayerError(
                 f"{raw!r}: write openai-compatible:MODEL@http://host:port/v1"
             )
+        from stille_post.providers.models import base_url_problem
+
+        if (problem := base_url_problem(url)) is not None:
+            raise UnknownPlayerError(f"{raw!r}: {problem}")
         return SeatSpec(raw=spec, provider=head, model=model, base_url=url)
     return SeatSpec(raw=spec, provider=head, model=rest)
 

@@ -6,6 +6,8 @@
     reasoning_effort = "low"          # optional: temperature, max_output_tokens, base_url
     extra = { service_tier = "flex" } # optional: extra request parameters, sent as is
     price = { input = 0.25, cached_input = 0.025, output = 2.0 }  # optional, USD per 1M
+    budget_usd = 5.0                  # optional caps on a results folder's spend on it
+    max_tokens = 2_000_000            # (tournament/budget.py)
     max_in_flight = 16                # optional: calls in flight at once (default: no cap)
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
@@ -53,6 +55,26 @@ class PriceEntry(BaseModel):
     output: float = Field(ge=0)
 
 
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a server's base URL (None if it can): refused when the seat is
+    read, not after a game of forfeits or as an http library's error. Never quotes the
+    URL, which may hold a password."""
+    from urllib.parse import urlsplit
+
+    if not url.startswith(("http://", "https://")):
+        return "the URL must start with http:// or https://"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "the URL holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError when out of range or not a number)
+    except ValueError as exc:
+        return f"the URL cannot be read ({str(exc).split(':')[0]})"
+    if not parts.hostname:
+        return "the URL names no host"
+    return None
+
+
 @known_model
 class ModelEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -65,13 +87,17 @@ class ModelEntry(BaseModel):
     max_output_tokens: int | None = Field(default=None, ge=1)
     extra: dict[str, Any] = Field(default_factory=dict)
     price: PriceEntry | None = None
+    # Caps on what a results folder spends on this alias (tournament/budget.py).
+    budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
 
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError(f"must start with http:// or https://, got {value!r}")
+        problem = None if value is None else base_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
@@ -113,6 +139,8 @@ class ModelAlias:
     max_output_tokens: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     price: Price | None = None
+    budget_usd: float | None = None  # what a results folder may spend on this alias
+    max_tokens: int | None = None
     max_in_flight: int | None = None  # calls in flight at once (providers/inflight.py)
 
 
@@ -151,7 +179,8 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
                           cached_included=e.provider != "anthropic")
         out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
                                e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
-                               e.max_in_flight)
+                               budget_usd=e.budget_usd, max_tokens=e.max_tokens,
+                               max_in_flight=e.max_in_flight)
     return out
 
 

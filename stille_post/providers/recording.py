@@ -9,17 +9,19 @@ Secrets never reach a cassette (DESIGN.md "Record and replay"):
   organisation/project names and request ids;
 - bodies are stored decoded (`decode_compressed_response`), and the adapters ask for gzip
   only, because vcrpy cannot decode zstd;
-- `KEY_PATTERN` is what the security test scans every cassette and transcript for.
+- `secrets.KEY_PATTERN` is what the security test scans every cassette and transcript
+  for.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
+
+from stille_post.providers.secrets import redact, redact_bytes
 
 FILTER_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "openai-organization",
                   "openai-project", "cookie"]
@@ -32,24 +34,7 @@ MATCH_ON = ["method", "scheme", "host", "port", "path", "body"]
 _KEEP_REQUEST_HEADERS = {"content-type", "accept-encoding", "anthropic-version"}
 _KEEP_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 
-# Key-like strings: OpenAI (sk-..., sk-proj-...), Anthropic (sk-ant-...), Google (AIza...),
-# and bearer tokens. The lookbehind keeps words such as "task-..." from matching, and the
-# digit lookaheads keep prose a model may write ("sk-learn-...", "Bearer responsibilities")
-# from matching: generated keys and tokens always contain digits.
-KEY_PATTERN = re.compile(
-    r"(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_\-]*\d)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
-    r"|AIza[0-9A-Za-z_\-]{35}"
-    r"|Bearer\s+(?=[A-Za-z0-9_\-.=]*\d)[A-Za-z0-9_\-.=]{12,}"
-)
-
-
-def find_keys(text: str) -> list[str]:
-    return [m.group(0) for m in KEY_PATTERN.finditer(text)]
-
-
 def scrub_request(request: Any) -> Any:
-    from stille_post.providers.secrets import redact, redact_bytes
-
     for name in list(request.headers):
         if name.lower() not in _KEEP_REQUEST_HEADERS:
             del request.headers[name]
@@ -68,8 +53,6 @@ def scrub_request(request: Any) -> Any:
 
 
 def scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    from stille_post.providers.secrets import redact_bytes
-
     headers = response.get("headers") or {}
     for name in list(headers):
         if name.lower() not in _KEEP_RESPONSE_HEADERS:
@@ -113,6 +96,9 @@ def vcr_config(*, rewrite_hosts: Mapping[str, str] | None = None) -> dict[str, A
     }
 
 
+MAX_CASSETTE_BYTES = 256 << 20  # ~100x the repository's cassettes together
+
+
 def check_cassette(path: Path) -> None:
     """Refuse a replay cassette that cannot be one, as one line (a `UsageError`), before
     vcrpy fails on it with a parser traceback: not UTF-8, not YAML, or no interactions."""
@@ -128,7 +114,12 @@ def check_cassette(path: Path) -> None:
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the cassette ({exc.strerror or exc})") from None
     try:
-        data = yamltext.safe_load(text) if text.strip() else None
+        data = yamltext.load_bounded(text, max_bytes=MAX_CASSETTE_BYTES) \
+            if text.strip() else None
+    except yamltext.TooBigError as exc:
+        raise UsageError(f"{path}: cassette refused: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not a cassette (nested too deeply)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

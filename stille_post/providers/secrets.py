@@ -1,14 +1,15 @@
 """Every configured key value, masked literally wherever text leaves the provider layer.
 
-Key *patterns* (`recording.KEY_PATTERN`: `sk-…`, `AIza…`, bearer tokens) miss keys of
+Key *patterns* (`KEY_PATTERN` below: `sk-…`, `AIza…`, bearer tokens) miss keys of
 third-party gateways, which have any shape, and some of those gateways echo the refused
 key in a 401 body. So the values themselves are redacted too: every key a provider was
 built with (`resolve_key` registers it) and every key variable set in the environment,
 whether or not a provider has read it yet.
 
-`redact` is applied to error messages (retry.py), to model text and tool arguments before
-they reach the engine (players/llm.py), to cassette bodies and URIs (recording.py) and to
-the CLI's error line.
+`redact` is applied to error messages (retry.py), to model text, tool arguments and
+tool-call ids before they reach the engine (players/llm.py), to cassette bodies and URIs
+(recording.py), to the seat specs a results folder keeps (tournament/config.py), to
+warnings, to every log record (providers/logsafety.py) and to the CLI's error line.
 """
 
 from __future__ import annotations
@@ -19,11 +20,25 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-# recording.py imports this module only inside functions, so this is no cycle; at module
-# level it saves an import statement on every reply.
-from stille_post.providers.recording import KEY_PATTERN
+# Key-like strings: OpenAI (sk-..., sk-proj-...), Anthropic (sk-ant-...), Google (AIza...),
+# and bearer tokens. The lookbehind keeps words such as "task-..." from matching, and the
+# digit lookaheads keep prose a model may write ("sk-learn-...", "Bearer responsibilities")
+# from matching: generated keys and tokens always contain digits.
+KEY_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_\-]*\d)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|Bearer\s+(?=[A-Za-z0-9_\-.=]*\d)[A-Za-z0-9_\-.=]{12,}"
+)
+
+
+def find_keys(text: str) -> list[str]:
+    return [m.group(0) for m in KEY_PATTERN.finditer(text)]
+
 
 REDACTED = "[redacted]"
+# The same inside a URL's user information, where brackets would read as an IPv6 host
+# (and break whatever parses the URL next, vcrpy included): the brackets percent-encoded.
+REDACTED_IN_URL = "%5Bredacted%5D"
 
 # Every environment variable that may hold a key (cli/llm_seats.py reads the same names).
 KEY_ENV_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
@@ -36,6 +51,10 @@ MIN_SECRET_LEN = 8
 SECRET_QUERY_PARAMETERS = ("key", "api_key", "apikey", "token", "access_token")
 _QUERY = re.compile(r"([?&](?:" + "|".join(SECRET_QUERY_PARAMETERS) + r")=)[^&#\s\"']*",
                     re.IGNORECASE)
+
+# A password in a URL's user information (`http://user:PASSWORD@host`): the user name
+# stays (it names the account, not the secret), the password goes.
+_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:)[^\s/?#@]+@")
 
 _lock = threading.Lock()
 _registered: set[str] = set()
@@ -89,12 +108,15 @@ def _secrets(registered: frozenset[str], env: tuple[Any, ...]) -> list[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with every configured key, every key-shaped string and every secret query
-    parameter value replaced by `[redacted]`."""
+    """`text` with every configured key, every key-shaped string, every secret query
+    parameter value and every URL password (`://user:PASSWORD@`) replaced by
+    `[redacted]`."""
     for value in secrets():
         if value in text:
             text = text.replace(value, REDACTED)
     text = KEY_PATTERN.sub(REDACTED, text)
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: m.group(1) + REDACTED_IN_URL + "@", text)
     return _QUERY.sub(lambda m: m.group(1) + REDACTED, text) if "=" in text else text
 
 

@@ -142,13 +142,18 @@ class TournamentConfig:
     # --- persistence ---------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
+        """The config as tournament.json, `report --json` and `identity()` hold it: seat
+        specs with URL passwords and key parameters masked (`has_masked_seats`)."""
+        from stille_post.providers.secrets import redact
+
         data = asdict(self)
         data["shard"] = str(self.shard) if self.shard else None
         data["options"] = {k: str(v) if isinstance(v, Path) else v
                            for k, v in self.options.items()}
-        data["roles"] = dict(self.roles)
-        for key in ("players", "pool", "imported"):
-            data[key] = list(data[key]) if data[key] is not None else None
+        data["roles"] = {k: redact(v) for k, v in self.roles.items()}
+        for key in ("players", "pool"):
+            data[key] = [redact(s) for s in data[key]] if data[key] is not None else None
+        data["imported"] = list(data["imported"]) if data["imported"] is not None else None
         if self.source is None:  # a played tournament's file stays as it always was
             del data["source"], data["imported"]
         return data
@@ -173,6 +178,14 @@ class TournamentConfig:
             # holds: `merge` unions their games rather than refusing them.
             del data["games"], data["imported"]
         return data
+
+    def has_masked_seats(self) -> bool:
+        """Whether a seat spec holds a masked credential (a config read back from
+        tournament.json): such seats cannot be played until they are given again."""
+        from stille_post.providers.secrets import REDACTED, REDACTED_IN_URL
+
+        specs = [*(self.players or ()), *(self.pool or ()), *self.roles.values()]
+        return any(REDACTED in s or REDACTED_IN_URL in s for s in specs)
 
     def with_imported(self, ids: set[str] | tuple[str, ...]) -> TournamentConfig:
         """This imported collection with exactly `ids` as its games (sorted)."""

@@ -156,6 +156,14 @@ class GameIndex:
             cur = self._db.execute("DELETE FROM games WHERE status != 'completed'")
         return int(cur.rowcount)
 
+    def drop(self, ids: list[str]) -> None:
+        """Forget these games (damaged or budget-cut: a resume replays them), in one
+        transaction."""
+        self.flush()
+        if ids:
+            with self._transaction():
+                self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+
     def ids(self) -> set[str]:
         """Every game's id, the rows waiting for their commit included."""
         return ({r[0] for r in self._db.execute("SELECT id FROM games")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -33,7 +34,9 @@ class TournamentProgress:
     """Counts are kept here too, so the runner can report them with the bar hidden."""
 
     def __init__(self, total: int, *, already_done: int = 0, console: Console | None = None,
-                 enabled: bool = True) -> None:
+                 enabled: bool = True, budget: Callable[[], str] | None = None) -> None:
+        # `budget` says the spend against the caps ("cap: $0.42 of $1.00"), per game.
+        self._budget = budget
         self.done = already_done
         self.failed = 0
         self.tokens = 0
@@ -48,6 +51,7 @@ class TournamentProgress:
                 TextColumn("[red]{task.fields[failed]} failed"),
                 TextColumn("{task.fields[tokens]:,} tok"),
                 TextColumn("${task.fields[dollars]:.2f}"),
+                *([TextColumn("{task.fields[budget]}")] if budget is not None else []),
                 InFlightColumn(),
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
@@ -56,7 +60,8 @@ class TournamentProgress:
                 transient=False,
             )
             self._task = self._progress.add_task("games", total=total, completed=already_done,
-                                                 failed=0, tokens=0, dollars=0.0)
+                                                 failed=0, tokens=0, dollars=0.0,
+                                                 budget=budget() if budget else "")
 
     def game_finished(self, *, failed: bool, tokens: int, dollars: float) -> None:
         self.games_finished(1, failed=int(failed), tokens=tokens, dollars=dollars)
@@ -68,8 +73,9 @@ class TournamentProgress:
         self.tokens += tokens
         self.dollars += dollars
         if self._progress is not None:
+            extra: dict[str, Any] = {"budget": self._budget()} if self._budget else {}
             self._progress.update(self._task, advance=games, failed=self.failed,
-                                  tokens=self.tokens, dollars=self.dollars)
+                                  tokens=self.tokens, dollars=self.dollars, **extra)
 
     def __enter__(self) -> TournamentProgress:
         if self._progress is not None:

@@ -41,14 +41,18 @@ def transcript_path(out: Path, game_id: str) -> Path:
 def open_for_run(out: Path, config: TournamentConfig, *, resume: bool,
                  run: Mapping[str, Any] | None = None) -> GameIndex:
     """Create the folder, or reopen it for `--resume` after checking that it belongs to
-    the same tournament. Partial transcripts of an interrupted run are removed here.
+    the same tournament. Partial transcripts of an interrupted run are removed here, and
+    on resume every indexed game is checked against its transcript (`verify_for_resume`).
     `run` (concurrency, rate limits, ...) is recorded beside the config."""
     check_folder(out, config, resume=resume)
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     for part in (out / GAMES_DIR).glob("*.part"):
         part.unlink()
     config.save(out, run)
-    return ensure_index(out, config)
+    index = ensure_index(out, config)
+    if resume:
+        verify_for_resume(out, index)  # damaged transcripts and I/O failures are replayed
+    return index
 
 
 def row_from_transcript(folder: Path, spec_by_id: dict[str, tuple[int, int]],
@@ -179,15 +183,64 @@ def load_results(folder: Path, *, verify: bool = True) -> Results:
 
 def is_complete(path: Path) -> bool:
     """The result line is last; reading only the tail keeps verification cheap."""
+    return result_line(path) is not None
+
+
+def result_line(path: Path) -> dict[str, Any] | None:
+    """The transcript's last line if it is its result line, else None (missing, cut
+    off, or damaged at the end)."""
     try:
         with path.open("rb") as fh:
             fh.seek(0, 2)
             size = fh.tell()
             fh.seek(max(0, size - 65536))
             tail = fh.read().decode("utf-8", errors="replace").rstrip("\n").rsplit("\n", 1)[-1]
-        return bool(json.loads(tail).get("kind") == "result")
-    except (OSError, ValueError):
-        return False
+        line = json.loads(tail)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return line if isinstance(line, dict) and line.get("kind") == "result" else None
+
+
+# The reason of a game aborted because its transcript could not be written (a full
+# disk, a read-only folder): the game did nothing wrong, so a resume replays it.
+IO_FAILURE = "I/O failure"
+
+
+def is_io_failure(reason: object) -> bool:
+    return isinstance(reason, str) and reason.startswith(IO_FAILURE)
+
+
+def verify_for_resume(out: Path, index: GameIndex) -> list[str]:
+    """Check every indexed game against its transcript before a resume, and forget the
+    rows whose game must be played again; returns their ids.
+
+    - a transcript that is missing, cut off, or whose result line disagrees with its
+      row: the row goes and the file, if any, is moved aside as `<id>.jsonl.damaged-N`
+      (evidence, never deleted), so the game is replayed;
+    - a game aborted by an I/O failure: the row and its placeholder transcript go."""
+    replay: list[str] = []
+    for row in index.rows():
+        path = out / row.transcript
+        result = result_line(path)
+        if row.status == "aborted" and is_io_failure(row.reason):
+            if result is not None and is_io_failure(result.get("reason")):
+                path.unlink()  # the placeholder the runner wrote, nothing of the game
+            elif path.exists():
+                _move_aside(path)
+            replay.append(row.id)
+        elif result is None or result.get("status") != row.status:
+            if path.exists():
+                _move_aside(path)
+            replay.append(row.id)
+    index.drop(replay)
+    return replay
+
+
+def _move_aside(path: Path) -> None:
+    n = 1
+    while (aside := path.with_name(f"{path.name}.damaged-{n}")).exists():
+        n += 1
+    os.replace(path, aside)
 
 
 # --- the foundation's aggregate (`tournament --json`) -----------------------------------

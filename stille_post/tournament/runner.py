@@ -12,6 +12,7 @@ import asyncio
 import gc
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -26,13 +27,17 @@ from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.pricing import recorded_cost_usd
+from stille_post.providers.secrets import redact
 from stille_post.session import GameRun, play_game
+from stille_post.tournament.budget import BudgetGuard
+from stille_post.tournament.caps import Caps, check_caps
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
     GAMES_DIR,
+    IO_FAILURE,
     is_complete,
     open_for_run,
     row_from_transcript,
@@ -49,6 +54,7 @@ class RunStats:
     tokens: int = 0
     dollars: float = 0.0
     game_ids: list[str] = field(default_factory=list)  # played by this run, in finish order
+    budget: dict[str, Any] | None = None  # spend.json as this run left it (with caps)
 
 
 def check_run_settings(concurrency: int, workers: int, limits: RateLimits | None) -> None:
@@ -75,6 +81,7 @@ async def run_tournament(
     retry_aborted: bool = False,
     run_settings: Mapping[str, Any] | None = None,
     workers: int = 1,
+    caps: Caps | None = None,
 ) -> RunStats:
     """Play every game of `config`'s shard that `out` has not finished yet.
 
@@ -86,14 +93,18 @@ async def run_tournament(
     `workers` > 1 plays in that many processes (each an asyncio loop with its share of the
     games and of `concurrency`), all writing to `out`: the CPU-bound case (bots, fast
     local models) then uses every core. Needs the `fork` start method (Linux).
+
+    `caps` (tournament/budget.py): no game starts once the next one would cross a cap.
     """
     check_run_settings(concurrency, workers, limits)
+    if caps is not None:
+        check_caps(config, caps, workers)
     validate(config, llm_factory)
     with _quiet_gc():
         return await _run(config, out, resume=resume, concurrency=concurrency, limits=limits,
                           llm_factory=llm_factory, progress=progress, durable=durable,
                           retry_aborted=retry_aborted, run_settings=run_settings,
-                          workers=workers)
+                          workers=workers, caps=caps)
 
 
 # Young objects a run allocates before the cyclic collector looks at them (CPython's
@@ -130,8 +141,11 @@ def _quiet_gc() -> Iterator[None]:
 async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency: int,
                limits: RateLimits | None, llm_factory: LLMFactory | None, progress: bool,
                durable: bool, retry_aborted: bool, run_settings: Mapping[str, Any] | None,
-               workers: int) -> RunStats:
+               workers: int, caps: Caps | None = None) -> RunStats:
     index = open_for_run(out, config, resume=resume, run=run_settings)
+    guard = BudgetGuard.open(out, config, caps, index) if caps is not None and caps.active \
+        else None
+    stats: RunStats | None = None
     # The games' writers do not fsync on the event loop: `_play_one` fsyncs a finished
     # transcript in a thread when `durable` (an fsync costs more than a bot game), and
     # nothing does without it. Tasks created below inherit this context.
@@ -144,6 +158,8 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         todo = [g for g in plan if g.id not in finished]
         stats = RunStats(planned=len(plan), skipped=len(plan) - len(todo))
         factory = (limits or RateLimits()).wrap(llm_factory)
+        if guard is not None:
+            factory = guard.wrap(factory)
         spec_by_id = {g.id: (g.index, g.seed) for g in plan}
         if workers > 1 and len(todo) > 1:
             index.close()  # each process opens its own connection
@@ -155,10 +171,19 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         await _play_share(config, out, index, todo, stats, spec_by_id, factory,
                           concurrency=concurrency, durable=durable,
                           retry_aborted=retry_aborted, progress=progress,
-                          planned=len(plan))
+                          planned=len(plan), budget=guard)
         return stats
     finally:
         FSYNC_RESULTS.reset(no_fsync)
+        if guard is not None:
+            # Why this run stopped, and what the folder has spent, go to spend.json.
+            index.flush()
+            left = len(config.shard_plan()) - index.count()
+            record = guard.record(len(config.shard_plan()), index.count(),
+                                  interrupted=left > 0 and guard.stopped is None
+                                  and sys.exc_info()[0] is not None)
+            if stats is not None:
+                stats.budget = record
         index.close()
 
 
@@ -166,7 +191,8 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                       todo: list[GameSpec], stats: RunStats,
                       spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None, *,
                       concurrency: int, durable: bool, retry_aborted: bool, progress: bool,
-                      planned: int, report: Any = None) -> None:
+                      planned: int, report: Any = None,
+                      budget: BudgetGuard | None = None) -> None:
     """Play `todo` on this event loop with `concurrency` games at a time. `report(failed,
     tokens, dollars)` (a worker process) is told of each finished game instead of a
     progress bar."""
@@ -182,7 +208,8 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
 
     index.before_commit = place
     with TournamentProgress(planned, already_done=stats.skipped,
-                            enabled=progress and report is None) as bar:
+                            enabled=progress and report is None,
+                            budget=budget.progress_text if budget else None) as bar:
         pending: Iterator[GameSpec] = iter(todo)
 
         def finished(failed: bool, tokens: int, dollars: float) -> None:
@@ -201,6 +228,8 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                     stats.skipped += 1
                     finished(kept.status != "completed", 0, 0.0)
                     continue
+                if budget is not None and not budget.may_start(spec):
+                    break  # a cap: no new game starts; the running ones finish
                 try:
                     part = await _play_one(config, out, spec, factory, durable)
                     row = _index_row(out, spec, part.run)
@@ -210,6 +239,8 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                 except Exception as exc:  # one game must not end the run
                     row = _aborted_row(out, spec, exc, config.game)
                 index.add(row)
+                if budget is not None:
+                    budget.finished(spec.id, out)
                 stats.played += 1
                 stats.aborted += row.status != "completed"
                 tokens = row.input_tokens + row.output_tokens
@@ -423,7 +454,10 @@ def _fsync(path: Path) -> None:
 def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:
     """Index a game that could not be played or written as aborted, with its reason, and
     leave a small transcript saying so (when the disk lets us) so the report counts it."""
-    reason = clean_text(f"the game failed: {type(exc).__name__}: {exc}")[:500]
+    # An I/O failure (a full disk) is not the game's fault: its distinct reason makes a
+    # resume replay it (results.verify_for_resume) without --retry-aborted.
+    what = IO_FAILURE if isinstance(exc, OSError) else "the game failed"
+    reason = clean_text(redact(f"{what}: {type(exc).__name__}: {exc}"))[:500]
     final = transcript_path(out, spec.id)
     part = final.with_name(final.name + ".part")
     try:
@@ -435,7 +469,8 @@ def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> In
         part.unlink(missing_ok=True)
     return IndexRow(id=spec.id, idx=spec.index, seed=spec.seed, status="aborted",
                     reason=reason, transcript=f"{GAMES_DIR}/{final.name}",
-                    players={str(i + 1): p for i, p in enumerate(spec.players or ())},
+                    players={str(i + 1): redact(p)
+                             for i, p in enumerate(spec.players or ())},
                     placements={}, summary={})
 
 

@@ -88,7 +88,9 @@ TABLES = ("roles", "options", "rate_limits", "max_in_flight")
 
 # The fields that change which games exist or how they are played: the identity.
 # The rest only change how fast and where they are played.
-RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync")
+# The caps are "how" too: `--resume` with a higher cap continues the same tournament.
+RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
+              "budget_usd", "max_tokens", "hard_cap")
 
 
 @known_model
@@ -145,6 +147,17 @@ class TournamentSettings(BaseModel):
     fsync: Annotated[bool, Flag(
         ("--fsync/--no-fsync",), "fsync each transcript before indexing it (survives power "
         "loss) [default: fsync]", bool)] = True
+    # Caps on the whole results folder's spend, across runs (tournament/budget.py).
+    budget_usd: Annotated[float | None, Field(gt=0, allow_inf_nan=False), Flag(
+        ("--budget-usd",), "stop starting games when the next one would take the folder's "
+        "spend past this many US dollars (priced with prices.toml and models.toml)",
+        float)] = None
+    max_tokens: Annotated[int | None, Field(gt=0), Flag(
+        ("--max-tokens",), "stop starting games when the next one would take the folder's "
+        "spend past this many tokens (input + output)", int)] = None
+    hard_cap: Annotated[bool, Flag(
+        ("--hard-cap/--no-hard-cap",), "cut running games at the cap (recorded as aborted, "
+        "reason budget) instead of letting them finish [default: no-hard-cap]", bool)] = False
     out: Annotated[PathField | None, Flag(
         ("--out",), "results folder (default: runs/tournaments/GAME-seedS)", Path)] = None
 
@@ -279,6 +292,9 @@ class TournamentSettings(BaseModel):
         if (self.workers or 1) > 1 and self.rate_limits:
             # Each process would keep its own buckets and allow the whole rate.
             raise ValueError("rate limits need --workers 1")
+        if (self.workers or 1) > 1 and (self.budget_usd or self.max_tokens):
+            # Each process would count only its own spend.
+            raise ValueError("a budget needs --workers 1")
         return self
 
     # --- what the rest of the package uses -----------------------------------------------

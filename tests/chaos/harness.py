@@ -39,6 +39,11 @@ from tests.emulators.server import Emulator
 
 # Not key-shaped on purpose: only the literal redaction of configured keys can catch it.
 CHAOS_KEY = "chaos-gw-7Hq2Lx9Vt4Rb8Kp3"
+# A password inside a seat URL (issue 27, M2), masked by its place in the URL, not by a
+# registered value.
+URL_PASSWORD = "chaos-pw-Rk5Tn1Wb7Yc3"
+SECRETS = (CHAOS_KEY, URL_PASSWORD)
+GAME_BOUND_S = 120.0  # a game past this is a hang
 
 SEATS = {
     "openai": "openai:gpt-5-mini",
@@ -46,6 +51,14 @@ SEATS = {
     "google": "google:gemini-2.5-flash",
     "openai-compatible": "openai-compatible:chaos-small@{openai}",
 }
+
+
+def _with_credentials(base_url: str) -> str:
+    """A password in the URL's user information. (A `?api_key=` would end the seat: the
+    SDK appends its path after the query, and every call is a 404; the query key is
+    covered by tests/security/test_url_credentials.py and the bad-input table.)"""
+    scheme, _, rest = base_url.partition("://")
+    return f"{scheme}://chaos:{URL_PASSWORD}@{rest}"
 
 
 @dataclass
@@ -57,7 +70,9 @@ class GameFigures:
     lost: int = 0
     leaked: int = 0
     unsafe_text: int = 0
+    hangs: int = 0
     requests: int = 0
+    by_game: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)  # what went wrong, for the report
 
@@ -68,7 +83,8 @@ class GameFigures:
     @property
     def ok(self) -> bool:
         return (self.completed + self.aborted_clean == self.tried and self.crashes == 0
-                and self.lost == 0 and self.leaked == 0 and self.unsafe_text == 0)
+                and self.lost == 0 and self.leaked == 0 and self.unsafe_text == 0
+                and self.hangs == 0)
 
 
 @contextmanager
@@ -118,20 +134,30 @@ class ChaosFactory:
 
 def game_plan(i: int, seed: int, emus: dict[str, Emulator]) -> tuple[str, list[str],
                                                                       dict[str, Any]]:
-    """Game `i`: mostly Stille Post, one in four a Chameleon, seats drawn from every kind."""
+    """Game `i`: the four games in turn (Stille Post twice as often), seats drawn from
+    every kind; the OpenAI-compatible seat's URL carries a password."""
     rng = random.Random(f"{seed}:{i}")
-    seats = {k: v.format(openai=emus["openai"].base_url) for k, v in SEATS.items()}
-    if rng.random() < 0.25:
-        # Chameleon seats are the same model kinds; the emulator's answers are often not
-        # one word, which exercises the re-asks and the Fail outcome too.
-        players = [seats[k] for k in ("openai", "anthropic", "google")] + ["bot"]
-        rng.shuffle(players)
-        return "chameleon", players, {}
+    seats = {k: v.format(openai=_with_credentials(emus["openai"].base_url))
+             for k, v in SEATS.items()}
     kinds = list(seats)
     rng.shuffle(kinds)
-    players = [seats[k] for k in kinds[:3]] + ["detective"]
+    game = ("stille-post", "chameleon", "stille-post", "connections", "elimination")[i % 5]
+    if game == "chameleon":
+        # Chameleon seats are the same model kinds; the emulator's answers are often not
+        # one word, which exercises the re-asks and the Fail outcome too.
+        players = [seats[k] for k in kinds[:3]] + ["bot"]
+        options: dict[str, Any] = {}
+    elif game == "connections":  # the setter and two guessers, a few attempts
+        players = [seats[k] for k in kinds[:2]] + ["bot"]
+        options = {"max_attempts": 3}
+    elif game == "elimination":  # four seats: two LLMs, two bots
+        players = [seats[k] for k in kinds[:2]] + ["bot", "bot"]
+        options = {"num_players": 4}
+    else:
+        players = [seats[k] for k in kinds[:3]] + ["detective"]
+        options = {"max_rounds": 1}
     rng.shuffle(players)
-    return "stille-post", players, {"max_rounds": 1}
+    return game, players, options
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -161,9 +187,9 @@ def check_transcript(path: Path, figures: GameFigures, label: str) -> None:
     if not t.complete:
         figures.lost += 1
         figures.examples.append(f"{label}: incomplete transcript")
-    if CHAOS_KEY.encode() in raw:
+    if any(secret.encode() in raw for secret in SECRETS):
         figures.leaked += 1
-        figures.examples.append(f"{label}: the key is in the transcript")
+        figures.examples.append(f"{label}: a key or URL password is in the transcript")
     for line in raw.decode("utf-8").splitlines():
         if not all(is_clean(s) for s in _strings(json.loads(line))):
             figures.unsafe_text += 1
@@ -175,7 +201,7 @@ async def play_chaos_games(games: int, *, rate: float, seed: int, out: Path,
                            concurrency: int = 8, hang_s: float = 1.0) -> GameFigures:
     figures = GameFigures()
     out.mkdir(parents=True, exist_ok=True)
-    with hostile_emulators(rate, seed, hang_s=hang_s) as emus:
+    with hostile_emulators(rate, seed, hang_s=hang_s) as emus, _logged() as logged:
         gate = asyncio.Semaphore(concurrency)
 
         async def one(i: int) -> None:
@@ -185,9 +211,15 @@ async def play_chaos_games(games: int, *, rate: float, seed: int, out: Path,
             factory = ChaosFactory(emus)
             async with gate:
                 figures.tried += 1
+                figures.by_game[game] += 1
                 try:
-                    run = await play_game(game, seed=seed + i, out=path, players=players,
-                                          options=options, llm_factory=factory)
+                    run = await asyncio.wait_for(
+                        play_game(game, seed=seed + i, out=path, players=players,
+                                  options=options, llm_factory=factory), GAME_BOUND_S)
+                except TimeoutError:
+                    figures.hangs += 1
+                    figures.examples.append(f"{label}: ran past {GAME_BOUND_S:.0f} s")
+                    return
                 except Exception as exc:  # this is what we count
                     figures.crashes += 1
                     figures.examples.append(f"{label}: escaped {type(exc).__name__}: {exc}")
@@ -203,9 +235,10 @@ async def play_chaos_games(games: int, *, rate: float, seed: int, out: Path,
                 figures.examples.append(f"{label}: {reason[:200]}")
             else:
                 figures.aborted_clean += 1
-            if CHAOS_KEY in json.dumps(run.summary(), ensure_ascii=False):
+            summary = json.dumps(run.summary(), ensure_ascii=False)
+            if any(secret in summary for secret in SECRETS):
                 figures.leaked += 1
-                figures.examples.append(f"{label}: the key is in the summary")
+                figures.examples.append(f"{label}: a key or URL password is in the summary")
             check_transcript(path, figures, label)
 
         await asyncio.gather(*(one(i) for i in range(games)))
@@ -214,7 +247,35 @@ async def play_chaos_games(games: int, *, rate: float, seed: int, out: Path,
             assert policy is not None
             figures.requests += policy.requests
             figures.faults.update(policy.counts)
-            if any(CHAOS_KEY.encode() in body for body in emu.state.raw_bodies):
+            if any(secret.encode() in body for body in emu.state.raw_bodies
+                   for secret in SECRETS):
                 figures.leaked += 1
                 figures.examples.append(f"{emu.state.api}: the key is in a request body")
+    leaked_lines = [line for line in logged if any(secret in line for secret in SECRETS)]
+    if leaked_lines:  # issue 27, H1: what httpx and the SDKs log at INFO
+        figures.leaked += len(leaked_lines)
+        figures.examples.append(f"a log line holds a secret: {leaked_lines[0][:160]!r}")
     return figures
+
+
+@contextmanager
+def _logged() -> Iterator[list[str]]:
+    """Every log record at INFO and above, as a dependency that calls basicConfig(INFO)
+    would print it (with its traceback), collected instead of printed."""
+    import logging
+
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(logging.Formatter().format(record))
+
+    root = logging.getLogger()
+    handler, level = Collect(logging.INFO), root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield lines
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)

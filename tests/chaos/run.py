@@ -4,9 +4,13 @@
                                                 # >= 10,000 fuzzed completions per adapter
     python -m tests.chaos --games 12 --fuzz 300 # a quick look
 
+The games are all four (Stille Post, Chameleon, Connections, Elimination), their
+OpenAI-compatible seats with a password and a query key in the URL; then the new surface
+of issue 27 (tests/chaos/surface.py): damaged import logs, config files and scripts.
+
 Exit code 0 only when every figure is as the issue demands: every game completed or
-cleanly aborted, 0 crashes, 0 lost games, 0 leaked keys, 0 internal errors and 0 escaped
-exceptions in the fuzz.
+cleanly aborted, 0 crashes, 0 lost games, 0 leaked keys (log lines included), 0 hangs,
+0 internal errors and 0 escaped exceptions in the fuzz.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
 from tests.chaos.harness import GameFigures, play_chaos_games
+from tests.chaos.surface import report_surface, run_surface
 
 
 def run_games(games: int, rate: float, seed: int, out: Path) -> GameFigures:
@@ -47,7 +52,8 @@ def report_games(g: GameFigures, rate: float) -> list[str]:
         f"  completed {g.completed}, cleanly aborted {g.aborted_clean} "
         f"({share:.1%} completed or cleanly aborted)",
         f"  crashes {g.crashes}, lost {g.lost}, leaked keys {g.leaked}, "
-        f"unsafe text {g.unsafe_text}",
+        f"unsafe text {g.unsafe_text}, hangs {g.hangs}",
+        "  games: " + ", ".join(f"{k} {v}" for k, v in sorted(g.by_game.items())),
         f"  faults: {faults}",
     ]
 
@@ -73,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="fuzzed completions per adapter (default 10000)")
     ap.add_argument("--fuzz-games", type=int, default=100,
                     help="fuzzed whole games per adapter, part of --fuzz (default 100)")
+    ap.add_argument("--imports", type=int, default=100,
+                    help="damaged Elimination logs imported (default 100)")
+    ap.add_argument("--configs", type=int, default=200,
+                    help="damaged tournament.toml and models.toml pairs (default 200)")
+    ap.add_argument("--scripts", type=int, default=200,
+                    help="damaged script: files and YAML bombs (default 200)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="keep the transcripts here")
     args = ap.parse_args(argv)
@@ -91,6 +103,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    {example}")
         for example in games.examples[:10]:
             print(f"    {example}")
+        crashes, leaks = games.crashes, games.leaked
+        lost, hangs = games.lost, games.hangs
+        for name, s in run_surface(args.seed, imports=args.imports, configs=args.configs,
+                                   scripts=args.scripts):
+            print(report_surface(name, s), flush=True)
+            for example in s.examples[:5]:
+                print(f"    {example}")
+            ok = ok and s.ok
+            crashes, leaks, lost, hangs = (crashes + s.crashes, leaks + s.leaks,
+                                           lost + s.lost, hangs + s.hangs)
+    print(f"all: crashes {crashes}, leaks {leaks}, lost games {lost}, hangs {hangs}")
     print(f"{'PASS' if ok else 'FAIL'} in {time.monotonic() - t0:.0f} s "
           f"(seed {args.seed}; lost games {games.lost})")
     return 0 if ok else 1

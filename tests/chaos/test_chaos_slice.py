@@ -15,6 +15,7 @@ import pytest
 
 from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
 from tests.chaos.harness import play_chaos_games
+from tests.chaos.surface import run_surface
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -27,7 +28,8 @@ def test_chaos_games_at_20_percent_faults_complete_or_abort_cleanly(tmp_path: Pa
     assert g.tried == 16
     assert g.crashes == 0 and g.lost == 0 and g.leaked == 0 and g.unsafe_text == 0, \
         g.examples
-    assert g.completed + g.aborted_clean == 16
+    assert g.completed + g.aborted_clean == 16 and g.hangs == 0
+    assert set(g.by_game) == {"stille-post", "chameleon", "connections", "elimination"}
     # The emulators were really reached (an LLM seat speaks several times a game), and
     # the policy really injected faults (seeded: the count is fixed, the bound is loose).
     assert g.requests >= 16 * 5
@@ -44,3 +46,9 @@ def test_fuzzed_completions_never_escape_or_leak(kind: str, tmp_path: Path) -> N
     assert f.leaked == 0 and f.unsafe == 0, f.examples
     # Every kind of outcome happened: the fuzz reaches the parser, not just the SDK.
     assert f.actions > 0 and f.reasks > 0 and f.forfeits > 0
+
+
+def test_the_new_surface_never_crashes_leaks_loses_or_hangs() -> None:
+    """Issue 27: damaged import logs, config files and scripts (seeded), each bounded."""
+    for name, f in run_surface(5, imports=4, configs=8, scripts=10):
+        assert f.tried > 0 and f.ok, (name, f.examples)

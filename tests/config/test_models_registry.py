@@ -83,7 +83,7 @@ def test_a_project_local_models_toml_is_found(tmp_path: Path,
     ('[models.a]\nprovider = "openai-compatible"\nmodel = "m"\n',
      "models.toml:1: models.a: an openai-compatible model needs base_url"),
     ('[models.a]\nprovider = "openai"\nmodel = "m"\nbase_url = "localhost:8000"\n',
-     "models.toml:4: models.a.base_url: must start with http:// or https://"),
+     "models.toml:4: models.a.base_url: the URL must start with http:// or https://"),
     ('[models.a]\nprovider = "openai"\nmodel = "m"\nprice = { input = 1, output = 2 }\n',
      "models.toml:4: models.a.price.cached_input: required, but missing"),
     ('[models.a]\nprovider = "openai"\nmodel = "m"\nprice = { input = 1, cached_input = 0, '

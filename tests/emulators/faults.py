@@ -15,6 +15,8 @@ transport faults (the server)         payload faults (the model, in a 200 answer
   JSON)                                 Master and another player)
 - echo_key_401 (a 401 whose message  - echo_key_200 (model text repeating the caller's key,
   repeats the caller's key)             as some gateways' echo endpoints do)
+                                     - echo_key_call_id (a tool call whose id carries the
+                                        caller's key: ids are echoed back in later turns)
 
 Everything the policy did is counted in `counts`, so the chaos report states the real
 fault rate it injected.
@@ -22,6 +24,7 @@ fault rate it injected.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections import Counter
@@ -31,7 +34,8 @@ from typing import Any
 TRANSPORT_FAULTS = ("http500", "http429", "hang", "trickle", "cut_body", "invalid_json",
                     "echo_key_401")
 PAYLOAD_FAULTS = ("empty_choices", "malformed_args", "non_string_content", "huge_content",
-                  "control_chars", "lone_surrogate", "forged_header", "echo_key_200")
+                  "control_chars", "lone_surrogate", "forged_header", "echo_key_200",
+                  "echo_key_call_id")
 FAULT_KINDS = TRANSPORT_FAULTS + PAYLOAD_FAULTS
 
 CONTROL_TEXT = "\x1b[2J\x1b]0;pwned\x07\x00 clear screen \x9b31m red \x1b[8m hidden \x7f"
@@ -95,6 +99,8 @@ def model_text(kind: str, key: str, rng: random.Random, huge_chars: int) -> str 
 def mutate(api: str, payload: dict[str, Any], kind: str, key: str, rng: random.Random,
            huge_chars: int = 200_000) -> dict[str, Any]:
     """Apply a payload fault to a normal 200 answer of `api`, in that API's own shape."""
+    if kind == "echo_key_call_id":
+        return _key_in_call_id(api, payload, key)
     text = model_text(kind, key, rng, huge_chars)
     if api == "openai":
         if kind == "empty_choices":
@@ -140,4 +146,39 @@ def mutate(api: str, payload: dict[str, Any], kind: str, key: str, rng: random.R
         cand["content"]["parts"] = [{"text": _non_string(rng)}]
     elif text is not None:
         cand["content"]["parts"] = [{"text": text}]
+    return payload
+
+
+# A harmless call every game's tool set either has (Stille Post) or refuses by name.
+_CALL = ("proclaim_superiority", {"statement": "I am the best."})
+
+
+def _key_in_call_id(api: str, payload: dict[str, Any], key: str) -> dict[str, Any]:
+    """The answer's tool calls (one added if it has none) with ids that carry `key`."""
+    call_id = f"call_{key}"
+    name, args = _CALL
+    if api == "openai":
+        choice = payload["choices"][0]
+        calls = choice["message"].get("tool_calls") or [
+            {"type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]
+        for c in calls:
+            c["id"] = call_id
+        choice["message"]["tool_calls"] = calls
+        choice["finish_reason"] = "tool_calls"
+    elif api == "anthropic":
+        blocks = [b for b in payload["content"] if b.get("type") == "tool_use"] or [
+            {"type": "tool_use", "name": name, "input": args}]
+        for b in blocks:
+            b["id"] = call_id
+        payload["content"] = [b for b in payload["content"] if b.get("type") != "tool_use"
+                              ] + blocks
+        payload["stop_reason"] = "tool_use"
+    else:
+        parts = payload["candidates"][0]["content"]["parts"]
+        calls = [p["functionCall"] for p in parts if "functionCall" in p]
+        if not calls:
+            calls = [{"name": name, "args": args}]
+            parts.append({"functionCall": calls[0]})
+        for c in calls:
+            c["id"] = call_id
     return payload

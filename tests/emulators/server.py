@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from stille_post.core.text import common_prefix
 from tests.emulators.faults import TRANSPORT_FAULTS, FaultPolicy, mutate
 from tests.emulators.policy import decide
 
@@ -73,12 +74,7 @@ class EmulatorState:
         with self.lock:
             best = 0
             for old in self.seen_prompts.get(model, []):
-                n = 0
-                for a, b in zip(old, prompt, strict=False):
-                    if a != b:
-                        break
-                    n += 1
-                best = max(best, n)
+                best = max(best, common_prefix(old, prompt))
             self.seen_prompts.setdefault(model, []).append(prompt)
         cached = best // 4
         if cached < minimum:

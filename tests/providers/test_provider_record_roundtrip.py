@@ -11,7 +11,7 @@ import pytest
 
 from stille_post.cli.llm_seats import SeatFactory, llm_session
 from stille_post.core.errors import UsageError
-from stille_post.providers.recording import find_keys
+from stille_post.providers.secrets import find_keys
 from stille_post.session import play_game
 from tests.emulators.server import REAL_ORIGINS, running
 from tests.providers._helpers import comparable

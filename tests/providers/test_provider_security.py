@@ -13,7 +13,8 @@ import pytest
 
 from stille_post.core.errors import ProviderError
 from stille_post.providers import ChatRequest, Message, ToolCall, create_provider
-from stille_post.providers.recording import cassette, find_keys, vcr_config
+from stille_post.providers.recording import cassette, vcr_config
+from stille_post.providers.secrets import find_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".venv", ".git", ".nox", ".tox", "node_modules", "__pycache__", ".mypy_cache",

@@ -205,5 +205,77 @@ def test_a_game_that_cannot_be_written_is_aborted_and_the_tournament_goes_on(
     assert results.status_counts["aborted"] == 2 and results.status_counts["missing"] == 0
     reasons = [r.reason or "" for r in results.rows if r.status == "aborted"]
     assert all("No space left on device" in r for r in reasons)
-    # The aborted games have a (small) transcript saying so, and resume leaves them be.
+    # The aborted games have a (small) transcript saying so. An I/O failure is not the
+    # game's fault (issue 27, M4): a resume replays them without --retry-aborted.
+    again = play(bots4, tmp_path, resume=True)
+    assert sorted(again.game_ids) == ["g000002-s13", "g000006-s17"]
+    assert load_results(tmp_path).status_counts == {"completed": 24, "aborted": 0,
+                                                   "missing": 0}
     assert play(bots4, tmp_path, resume=True).played == 0
+
+
+def test_an_io_failure_whose_row_was_lost_is_replayed_not_indexed(
+        tmp_path: Path, bots4: TournamentConfig, play: Play,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed after the placeholder transcript of a full-disk game was written but before
+    its row committed: resume must not index the placeholder as a finished game."""
+    from stille_post.tournament import runner
+
+    real = runner._play_one
+
+    async def full_disk(config: TournamentConfig, out: Path, spec: object,
+                        *args: object) -> object:
+        if getattr(spec, "index", None) == 4:
+            raise OSError(28, "No space left on device")
+        return await real(config, out, spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_play_one", full_disk)
+    play(bots4, tmp_path, concurrency=1)
+    monkeypatch.setattr(runner, "_play_one", real)
+    con = sqlite3.connect(tmp_path / "index.sqlite")
+    con.execute("DELETE FROM games WHERE idx = 4")
+    con.commit()
+    con.close()
+    again = play(bots4, tmp_path, resume=True)
+    assert again.game_ids == ["g000004-s15"]
+    assert load_results(tmp_path).status_counts["completed"] == 24
+
+
+def _untimed(path: Path) -> list[dict[str, object]]:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line.pop("timing", None)
+    return lines
+
+
+@pytest.mark.parametrize("damage", ["cut", "no-result", "emptied", "deleted", "other-status"])
+def test_resume_replays_a_completed_game_whose_transcript_is_damaged(
+        tmp_path: Path, bots4: TournamentConfig, play: Play, damage: str) -> None:
+    """Issue 27, M3: the index lists the game as completed, its transcript is not; the
+    resume replays it (the damaged file is kept aside) instead of calling it missing."""
+    out, fresh = tmp_path / "damaged", tmp_path / "fresh"
+    play(bots4, out)
+    play(bots4, fresh)
+    path = out / "games" / "g000005-s16.jsonl"
+    data = path.read_bytes()
+    if damage == "cut":
+        path.write_bytes(data[: len(data) - 40])
+    elif damage == "no-result":
+        path.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 1])
+    elif damage == "emptied":
+        path.write_bytes(b"")
+    elif damage == "deleted":
+        path.unlink()
+    else:  # a complete line, but not the game the index holds
+        lines = data.decode().splitlines()
+        result = json.loads(lines[-1])
+        result.update(status="aborted", reason="edited")
+        path.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n", encoding="utf-8")
+    if damage != "other-status":
+        assert load_results(out).status_counts["missing"] == 1  # the report sees it
+    again = play(bots4, out, resume=True)
+    assert again.game_ids == ["g000005-s16"]
+    assert _untimed(path) == _untimed(fresh / "games" / path.name)  # the same game again
+    assert load_results(out).status_counts == {"completed": 24, "aborted": 0, "missing": 0}
+    if damage != "deleted":
+        assert (out / "games" / "g000005-s16.jsonl.damaged-1").is_file()  # kept aside

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError, ParseError
+from stille_post.core.tomlfile import TOML_ERRORS, toml_problem
 from stille_post.games.chameleon.rules import normalise, parse_response
 from stille_post.games.kit.data import DataFile, load_data
 
@@ -66,8 +67,8 @@ def cards_of(data: DataFile) -> tuple[Card, ...]:
 def _parse_cached(text: str, origin: str) -> tuple[Card, ...]:
     try:
         raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CardFileError(f"card file {origin} is not valid TOML: {exc}") from None
+    except TOML_ERRORS as exc:
+        raise CardFileError(f"card file {origin} is not valid TOML: {toml_problem(exc)}") from None
     return parse_cards(raw, source=origin)
 
 

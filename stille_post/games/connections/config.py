@@ -49,15 +49,18 @@ class ConnectionsConfig(GameConfig):
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        seats, guessers = data.get("num_players"), data.get("guessers")
+        # A value that is not a whole number is left to its field, whose error names it.
+        seats, guessers = _whole(data.get("num_players")), _whole(data.get("guessers"))
         if seats is not None and guessers is not None:
-            if int(seats) != int(guessers) + 1:
-                raise ValueError(f"{guessers} guessers need {int(guessers) + 1} seats "
+            if seats != guessers + 1:
+                raise ValueError(f"{guessers} guessers need {guessers + 1} seats "
                                  f"(the setter first), not {seats}")
-        elif guessers is not None:
-            data["num_players"] = int(guessers) + 1
-        elif seats is not None:
-            data["guessers"] = int(seats) - 1
+        elif guessers is not None and data.get("num_players") is None:
+            if MIN_GUESSERS <= guessers <= MAX_GUESSERS:  # else `guessers` names the error
+                data["num_players"] = guessers + 1
+        elif (seats is not None and data.get("guessers") is None
+              and MIN_GUESSERS + 1 <= seats <= MAX_GUESSERS + 1):
+            data["guessers"] = seats - 1
         return data
 
     @property
@@ -75,3 +78,16 @@ class ConnectionsConfig(GameConfig):
         if isinstance(p, dict):
             return "; ".join(f"{k}: {v}" for k, v in p.items()) or None
         return p.strip() or None
+
+
+def _whole(value: Any) -> int | None:
+    """`value` as a whole number if it reads as one (an int, or its text), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e9:
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value) < 20:
+        return int(value)
+    return None

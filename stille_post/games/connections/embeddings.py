@@ -4,8 +4,9 @@ wordllama 0.4.x ships its 256-dimension token embeddings (`weights/
 l2_supercat_256.safetensors`, 32,000 x 256, fp16) and its tokenizer
 (`tokenizers/l2_supercat_tokenizer_config.json`) inside the wheel. Its own
 `WordLlama.load()` looks for the tokenizer under `tokenizer/` (not `tokenizers/`) and
-then downloads it from a model hub; and importing `wordllama.inference` calls
-`logging.basicConfig`. So this module reads the two shipped files itself, with
+then downloads it from a model hub; and importing `wordllama` calls
+`logging.basicConfig(level=INFO)` (undone here: providers/logsafety.py). So this module
+reads the two shipped files itself, with
 `tokenizers` and `safetensors` (wordllama's own dependencies), and pools the same way
 wordllama does (the mean of the token vectors). Nothing is fetched, ever: a missing
 file is an error naming the package.
@@ -71,7 +72,10 @@ def load() -> Embeddings:
     from safetensors import safe_open
     from tokenizers import Tokenizer
 
-    root = resources.files("wordllama")
+    from stille_post.providers.logsafety import preserve_logging
+
+    with preserve_logging():  # importing wordllama calls logging.basicConfig(level=INFO)
+        root = resources.files("wordllama")
     weights, tok = root.joinpath(WEIGHTS), root.joinpath(TOKENIZER)
     if not weights.is_file() or not tok.is_file():
         raise FileNotFoundError("the wordllama wheel lacks its shipped weights or tokenizer "

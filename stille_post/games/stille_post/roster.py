@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stille_post.core.errors import UsageError
+from stille_post.core.tomlfile import TOML_ERRORS, toml_problem
 from stille_post.games.kit.data import DataFile, load_data
 
 
@@ -102,8 +103,8 @@ def roster_of(data: DataFile) -> Roster:
 def _parse_cached(text: str, p: str) -> Roster:
     try:
         raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RosterError(f"roster {p} is not valid TOML: {exc}") from None
+    except TOML_ERRORS as exc:
+        raise RosterError(f"roster {p} is not valid TOML: {toml_problem(exc)}") from None
     entries = raw.get("model")
     if not isinstance(entries, list):
         raise RosterError(f"roster {p} has no [[model]] entries")
