@@ -1,6 +1,6 @@
 """`python -m benchmarks [NAME ...]` runs benchmarks by name (all of them without a name);
-`python -m benchmarks NAME --json ...` runs one and passes it the options: with `--json`
-its JSON is all that goes to stdout."""
+`python -m benchmarks NAME --json ...` runs one and passes it everything from the first
+option on (`--games 50` included): with `--json` its JSON is all that goes to stdout."""
 
 from __future__ import annotations
 
@@ -14,9 +14,13 @@ from pathlib import Path
 def main(argv: list[str]) -> int:
     here = Path(__file__).parent
     names = sorted(p.stem for p in here.glob("bench_*.py"))
-    options = [a for a in argv if a.startswith("-")]
-    wanted = [n if n.startswith("bench_") else f"bench_{n}"
-              for n in argv if not n.startswith("-")] or names
+    # Names come first; from the first option on, everything (values included, as in
+    # `--games 50`) is the benchmark's own arguments.
+    first = next((i for i, a in enumerate(argv) if a.startswith("-")), len(argv))
+    options = argv[first:]
+    # `chameleon-theory` names bench_chameleon_theory.py (a module name has no hyphen).
+    wanted = [(n if n.startswith("bench_") else f"bench_{n}").replace("-", "_")
+              for n in argv[:first]] or names
     unknown = sorted(set(wanted) - set(names))
     if unknown:
         print(f"unknown benchmarks: {', '.join(unknown)}; have: {', '.join(names)}",

@@ -4,17 +4,22 @@ Roles: `chameleon` (one seat, drawn by the rng) and `others`. Seats are given pe
 (`--players a,b,c,d`) or per role (`--role chameleon=SPEC --role others=SPEC`); both may
 be mixed, the role winning for its seats. A spec is a bot name (trivial, revealing,
 copycat, heuristic), an LLM spec such as openai:gpt-5-mini, or script:FILE.yaml.
+A theory game (`--set theory=...`, see theory/) seats only the theory bots.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from stille_post.core.errors import ConfigError
-from stille_post.games.chameleon import rules
+from stille_post.games.chameleon import rules, theory
 from stille_post.games.chameleon.bots import BOTS
 from stille_post.games.chameleon.cards import CARDS_RESOURCE, Card, cards_of, load_cards
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import GAME_NAME, ChameleonGame
 from stille_post.games.chameleon.prompts import PROMPTS
+from stille_post.games.chameleon.theory.model import CATEGORY
 from stille_post.games.kit import (
     MODEL_SEAT,
     BotContext,
@@ -33,6 +38,8 @@ DEFAULT_BOT = "heuristic"
 
 def setup(ctx: SetupContext) -> ChameleonGame:
     config: ChameleonConfig = ctx.config
+    if config.theory is not None:
+        return _theory_setup(ctx, config)
     cards = playable_cards(config, cards_of(ctx.load(CARDS_RESOURCE, name="cards",
                                                      override=config.cards)))
     deal = rules.deal(ctx.rng, [(c.category, c.words) for c in cards], config.num_players,
@@ -41,8 +48,28 @@ def setup(ctx: SetupContext) -> ChameleonGame:
     roles = {s: ("chameleon" if s == deal.chameleon else "others")
              for s in range(1, config.num_players + 1)}
     specs = ctx.seat_specs(roles)
+    theory.check_seats(None, specs)
     players = ctx.players_for(specs, setup=card)
     return ChameleonGame(config, deal, players, ctx.rng, specs)
+
+
+def _theory_setup(ctx: SetupContext, config: ChameleonConfig) -> ChameleonGame:
+    """A theory game: the abstract card w1..wK, the class's response space, the paper's
+    random tie-break, and theory bots only (every seat `theory` when none is named)."""
+    point = theory.theory_of(str(config.theory), config.num_players, config.words,
+                             config.alpha)
+    if config.tie_rule != "random":
+        raise ConfigError(f"a theory game breaks ties at random, as the paper does "
+                          f"(--tie-rule {config.tie_rule} is not for it)")
+    if ctx.players is None and not ctx.roles:
+        ctx = replace(ctx, roles={"others": "theory", "chameleon": "theory"})
+    deal = rules.deal(ctx.rng, [(CATEGORY, point.words)], config.num_players, config.words)
+    roles = {s: ("chameleon" if s == deal.chameleon else "others")
+             for s in range(1, config.num_players + 1)}
+    specs = ctx.seat_specs(roles)
+    theory.check_seats(point, specs)
+    players = ctx.players_for(specs, setup=point)
+    return ChameleonGame(config, deal, players, ctx.rng, specs, theory=point)
 
 
 def playable_cards(config: ChameleonConfig, cards: tuple[Card, ...] | None = None
@@ -60,7 +87,16 @@ def playable_cards(config: ChameleonConfig, cards: tuple[Card, ...] | None = Non
     return fit
 
 
-def _bot(name: str) -> object:
+def _theory_bot(name: str) -> Callable[[BotContext], Player]:
+    def make(ctx: BotContext) -> Player:
+        if not isinstance(ctx.setup, theory.Theory):
+            raise ConfigError(f"bot {name} plays only in a theory game "
+                              "(add --set theory=concealing|revealing|amb)")
+        return theory.TheoryBot(ctx.rng, ctx.setup, name)
+    return make
+
+
+def _bot(name: str) -> Callable[[BotContext], Player]:
     def make(ctx: BotContext) -> Player:
         card: Card | None = ctx.setup
         return BOTS[name](ctx.rng, card)
@@ -79,7 +115,8 @@ GAME = GameDefinition(
              DEFAULT_BOT),
     ),
     players=PlayerRange(3, 4, 20),
-    bots={name: _bot(name) for name in BOTS},  # type: ignore[misc]
+    bots={**{name: _bot(name) for name in BOTS},
+          **{name: _theory_bot(name) for name in theory.THEORY_BOTS}},
     setup=setup,
     prompts=PROMPTS,
     events={
@@ -111,6 +148,8 @@ GAME = GameDefinition(
                                {"tie_rule": "dealer"}),
     },
     metrics="stille_post.games.chameleon.metrics:compute_metrics",
+    charts="stille_post.games.chameleon.charts:charts",
+    hidden_options=("theory", "alpha"),
     layout="layout.js",
     rulebook="stille_post.games.chameleon.rulebook:HOOKS",
     # The local proving ground's game: the model's seat is the chameleon or not, as the

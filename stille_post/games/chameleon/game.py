@@ -21,6 +21,8 @@ from stille_post.games.chameleon import prompts as P
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.observation import ChameleonObservation, observe
+from stille_post.games.chameleon.theory.model import Theory
+from stille_post.games.chameleon.theory.space import space_of
 from stille_post.games.kit import votes
 from stille_post.games.kit.asking import Answer
 from stille_post.games.kit.engine import Engine
@@ -37,7 +39,7 @@ class ChameleonGame(Engine[ChameleonConfig]):
 
     def __init__(self, config: ChameleonConfig, deal: rules.Deal,
                  players: Mapping[int, Player], rng: Rng,
-                 specs: Sequence[SeatSpec] = ()) -> None:
+                 specs: Sequence[SeatSpec] = (), theory: Theory | None = None) -> None:
         n = config.num_players
         if sorted(players) != list(range(1, n + 1)):
             raise ValueError(f"players must be seats 1..{n}, got {sorted(players)}")
@@ -46,6 +48,9 @@ class ChameleonGame(Engine[ChameleonConfig]):
                       invalid_text=P.invalid_text)
         super().__init__(config, table, specs)
         self.deal = deal
+        # A theory game answers in an abstract response space (theory/space.py).
+        self.theory = theory
+        self.space = space_of(theory) if theory is not None else None
         self.responses: dict[int, str] = {}
         self.votes: dict[int, int] = {}
         self.record: dict[str, Any] = {}
@@ -65,12 +70,16 @@ class ChameleonGame(Engine[ChameleonConfig]):
             "words": list(d.words),
             "baseline": {"trivial_non_chameleon_win":
                          rules.trivial_win_probability(c.num_players, len(d.words))},
+            **self._theory_mark(),
         }
+
+    def _theory_mark(self) -> dict[str, Any]:
+        return {"theory": self.theory.to_json()} if self.theory is not None else {}
 
     async def run(self) -> None:
         d, c = self.deal, self.config
         self.emit("game_start", num_players=c.num_players, category=d.category,
-                  words=list(d.words), tie_rule=c.tie_rule,
+                  words=list(d.words), tie_rule=c.tie_rule, **self._theory_mark(),
                   text=P.game_start_text(c.num_players, d.category, d.words))
         for seat in self.seats:
             role = rules.role_of(seat, d.chameleon)
@@ -128,6 +137,7 @@ class ChameleonGame(Engine[ChameleonConfig]):
                 "responses": {str(s): w for s, w in self.responses.items()},
                 "votes": {str(s): t for s, t in sorted(self.votes.items())},
                 **self.record,
+                **self._theory_mark(),
             },
         )
         return rules.placements(outcome, d.chameleon, self.seats), summary
@@ -197,6 +207,8 @@ class ChameleonGame(Engine[ChameleonConfig]):
     # --- parsing (a ParseError earns a corrective re-ask) ------------------------------------
 
     def _parse_word(self, text: str) -> str:
+        if self.space is not None:
+            return self.space.parse(text)
         return rules.parse_response(text, self.config.max_word_chars)
 
     def _parse_vote(self, allowed: list[int] | None = None) -> Callable[[str], int]:

@@ -12,6 +12,9 @@ Definitions (the paper's, RULES.md §3):
 - second-chance success rate = IdentifiedLoss / games where the chameleon was accused.
 Players are the seats' "player" labels (bot:trivial, openai:gpt-4o, ...). A matchup is
 the chameleon's label against the non-chameleons' labels (joined with " + " if mixed).
+
+Theory games (theory/) are counted in `overall.theory_games` and summarised per point of
+Figure 2 in `tables.theory` (theory/figure.py): the measured rate beside its bound.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from stille_post.games.chameleon.rules import (
     OUTCOMES,
     trivial_win_probability,
 )
+from stille_post.games.chameleon.theory.figure import Points
+from stille_post.games.chameleon.theory.figure import table as theory_table
 from stille_post.games.kit.stats import ratio as _ratio
 from stille_post.games.kit.stats import wilson
 
@@ -75,6 +80,7 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
     players: dict[str, Counter[str]] = defaultdict(Counter)
     shapes: set[tuple[int, int]] = set()
     incomplete = aborted = 0
+    points = Points()
     for t in transcripts:
         if t.game != GAME:
             continue
@@ -96,6 +102,9 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         others = sorted({labels[s] for s in labels if s != chameleon})
         key = (labels.get(chameleon, "?"), " + ".join(others))
         overall.add(outcome, valid, identified)
+        mark = t.header.get("theory")
+        if isinstance(mark, dict):
+            points.add(mark, labels.get(chameleon, "?"), valid, outcome == IDENTIFIED_WIN)
         matchups[key].add(outcome, valid, identified)
         fail_seat = (summary.get("fail") or {}).get("seat")
         usage = t.result.get("usage") or {}
@@ -103,7 +112,9 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
             _count_seat(players[label], seat == chameleon, outcome, valid, identified,
                         fail_seat == seat, usage.get(str(seat)) or {})
     result = overall.rates()
+    theory_rows = points.rows()
     result.update(
+        theory_games=sum(r["games"] for r in theory_rows),
         incomplete=incomplete,
         aborted=aborted,
         fail=overall.c[FAIL],
@@ -111,11 +122,13 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         trivial_baseline=(trivial_win_probability(*next(iter(shapes)))
                           if len(shapes) == 1 else None),
     )
+    tables = {"matchups": _matchup_table(matchups), "outcomes": _outcome_table(overall)}
+    if theory_rows:
+        tables["theory"] = theory_table(theory_rows)
     return {
         "overall": result,
         "per_player": {label: _player_rates(c) for label, c in sorted(players.items())},
-        "tables": {"matchups": _matchup_table(matchups),
-                   "outcomes": _outcome_table(overall)},
+        "tables": tables,
     }
 
 
