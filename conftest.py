@@ -11,12 +11,22 @@
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).parent
+
+# Some machines (this project's CI among them) export PYTHONDONTWRITEBYTECODE=1. Then every
+# test process compiles every test module (with pytest's assertion rewriting) and every
+# package module from source, and so does every `stille-post` child a test starts: about
+# four seconds per process before a test runs. The caches go to __pycache__/ (ignored by
+# git); reading them needs no write, so children benefit as soon as one process wrote.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # The VCR configuration (secret filters, header allow-lists, matching) is shared with the
 # CLI's --record/--replay: one definition in stille_post.providers.recording.
