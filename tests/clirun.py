@@ -110,10 +110,30 @@ def _run_jobs(jobs: Sequence[Mapping[str, Any]], parallel: int) -> list[int]:
     return codes
 
 
+# What many command lines import on first use, and a fresh interpreter would import
+# again for each: matplotlib (a `report`, about 0.7 s) and the SDKs (a replayed game).
+# Imported once here, before any fork. Importing has no effect a command line could see:
+# each library is configured per call (the charts select the Agg backend themselves).
+PRELOAD = ("matplotlib.pyplot", "openai", "anthropic", "google.genai", "httpx")
+
+
+def _preload() -> None:
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
 def serve() -> None:
     """One request per line on stdin (a JSON list of jobs), one answer per line (their
     exit codes), until stdin closes."""
     import stille_post.cli  # noqa: F401  (imported once, before any fork)
+
+    _preload()
 
     parallel = max(1, os.cpu_count() or 1)
     for line in sys.stdin:

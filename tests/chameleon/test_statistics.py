@@ -22,7 +22,8 @@ from .conftest import play_many
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
 
-@pytest.mark.parametrize(("n", "k", "games"), [(4, 16, 3000), (5, 16, 2000)])
+@pytest.mark.parametrize(("n", "k", "games"), [
+    (4, 16, 3000), pytest.param(5, 16, 2000, marks=pytest.mark.slow)])
 def test_trivial_concealing_matches_the_closed_form(n: int, k: int, games: int) -> None:
     """Trivial seats win for the non-chameleons at (1/N)(K-1)/K: 15/64 = 0.234 for N=4
     and 0.1875 for N=5. The count of IdentifiedWin lies in the exact two-sided 99.9%

@@ -16,6 +16,7 @@ import pytest
 from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
 from tests.chaos.harness import play_chaos_games
 from tests.chaos.surface import run_surface
+from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -36,7 +37,7 @@ def test_chaos_games_at_20_percent_faults_complete_or_abort_cleanly(tmp_path: Pa
     assert sum(g.faults.values()) >= 0.1 * g.requests
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", fast_only(KINDS, {"openai"}))  # all four: nox -s slow
 def test_fuzzed_completions_never_escape_or_leak(kind: str, tmp_path: Path) -> None:
     f = FuzzFigures()
     fuzz_completions(kind, 150, f)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from tests.connections.harness import branching_dictionary, closed_form, oracle_rate, p_star, wilson
+from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -35,7 +36,7 @@ def branching(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return path, branching_dictionary(path)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("n", fast_only([2, 3, 4, 5], {2, 3}))  # 4 and 5: nox -s slow
 @pytest.mark.parametrize("p", [0.2, 0.4, 0.6])
 def test_connection_rate_matches_closed_form(n: int, p: float,
                                              branching: tuple[Path, str]) -> None:
@@ -85,6 +86,7 @@ def design_miss_rate(grid: np.ndarray, games: int, n: int, replications: int,
     return misses / replications
 
 
+@pytest.mark.slow
 def test_sweep_maximum_at_p_star_small(branching: tuple[Path, str]) -> None:
     """CI size: n = 5 (the sharpest peak), 5 points, 1,500 attempts each (7,500 in all).
     Common random numbers make the sweep's noise move together across p, so a few wide
@@ -96,6 +98,7 @@ def test_sweep_maximum_at_p_star_small(branching: tuple[Path, str]) -> None:
     assert abs(peak(SMALL_GRID, rates) - p_star(5)) <= 0.03, (peak(SMALL_GRID, rates), rates)
 
 
+@pytest.mark.slow
 def test_the_small_design_misses_rarely() -> None:
     """The CI sweep's power, in the model (2,000 replications each, seeded; bound: 2%;
     measured 0.55% for the 5 points, 1.1% for the former 17 over 0.15-0.55)."""

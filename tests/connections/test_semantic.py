@@ -31,6 +31,7 @@ def rate(guesser: str, seeds: range) -> tuple[int, int]:
     return conn, att
 
 
+@pytest.mark.slow
 def test_semantic_guessers_beat_frequency_guessers() -> None:
     sem = rate("semantic", range(6))
     freq = rate("frequency", range(6))
@@ -40,6 +41,7 @@ def test_semantic_guessers_beat_frequency_guessers() -> None:
     assert sem_lo > freq_hi, (sem, freq)
 
 
+@pytest.mark.slow
 def test_most_frequent_equals_sorting_by_frequency_then_word() -> None:
     """The clue vocabulary's fast selection is the reference sort, ties included: on
     wordfreq's list (ties abound at the rare end) and on a hand-made list of ties."""

@@ -38,6 +38,7 @@ def _order(start: int, games: int, passes: int) -> list[str]:
     return [row["player"] for row in board]
 
 
+@pytest.mark.slow
 def test_bot_order_stable_small() -> None:
     a, b = _order(0, 120, 5), _order(10_000, 120, 5)
     assert a == b

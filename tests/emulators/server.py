@@ -520,7 +520,10 @@ class Emulator:
     def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None) -> None:
         self.state = EmulatorState(api, faults_policy=faults)
         self.server = _QuietServer(("127.0.0.1", port), _make_handler(self.state))
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop to notice, up to one poll interval
+        # (0.5 s by default): with an emulator per test, that was most of many tests.
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.01,),
+                                       daemon=True)
 
     @property
     def origin(self) -> str:

@@ -47,6 +47,7 @@ def _report(out: Path) -> dict[str, object]:
             "metrics": report["metrics"]}
 
 
+@pytest.mark.slow  # kill -9 and resume in the fast suite: tests/tournament/test_tour_resume.py
 def test_config_file_run_killed_then_resumed_from_the_folder_alone(tmp_path: Path) -> None:
     env = {**os.environ}
     killed, clean = tmp_path / "killed", tmp_path / "clean"

@@ -103,7 +103,7 @@ def test_a_model_package_is_found_without_importing_it(tmp_path: Path,
 @pytest.fixture
 def server_replying(request: pytest.FixtureRequest) -> Iterator[str]:
     server = fake_server("127.0.0.1", 0, request.param, ["tiny"])
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
 

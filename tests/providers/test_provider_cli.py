@@ -13,6 +13,7 @@ import pytest
 from tests import clirun
 from tests.emulators import scenarios as S
 from tests.providers._helpers import cassette_or_skip, comparable
+from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -24,7 +25,9 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return clirun.run_cli(*args, cwd=cwd, env=env)
 
 
-@pytest.mark.parametrize("kind", S.KINDS)
+# Each kind imports its SDK in a fresh child (a second or two); the in-process replay of
+# every kind is tests/providers/test_provider_replay.py.
+@pytest.mark.parametrize("kind", fast_only(S.KINDS, {"openai"}))
 def test_play_replay_offline_gives_the_recorded_transcript(kind: str, tmp_path: Path) -> None:
     path = cassette_or_skip(kind, "game_4seat")
     setup = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))

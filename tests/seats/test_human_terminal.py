@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.seats.ptyplay import Session, last, run
+from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # a few seconds: handed out first (conftest.py)
 
@@ -131,7 +132,7 @@ GAMES = {
 }
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", fast_only(sorted(GAMES), {"stille-post"}))  # all: nox -s slow
 def test_a_person_plays_a_whole_game_seeing_only_their_view(game: str, tmp_path: Path) -> None:
     args, seat = GAMES[game]
     if game == "connections":  # a small dictionary: the full one takes seconds to load

@@ -32,7 +32,7 @@ PROBE = textwrap.dedent(f"""
     after = (logging.getLogger().level, len(logging.getLogger().handlers))
 
     server = HTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     import httpx
     url = f"http://127.0.0.1:{{server.server_port}}/v1/models?api_key={SECRET}"
     httpx.get(url)

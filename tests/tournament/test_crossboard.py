@@ -22,7 +22,7 @@ GAMES = {
     "stille-post": (("random", "gambler", "cautious", "detective"), {"max_rounds": 1}, 6),
     "chameleon": (("trivial", "revealing", "copycat", "heuristic"), {}, 6),
     "elimination": (("random", "loyal", "backstabber", "sheep"), {"num_players": 4}, 4),
-    "connections": (("frequency", "semantic", "adaptive"), {}, 2),
+    "connections": (("frequency", "oracle-p30", "oracle-p60"), {}, 2),
 }
 # One name per strength across games, so that a row spans the four columns.
 LABELS = """

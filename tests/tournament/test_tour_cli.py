@@ -50,6 +50,7 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, cli: Cli,
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
 
 
+@pytest.mark.slow
 def test_2000_gambler_games_eliminate_each_seat_about_half_the_time(
         tmp_path: Path, cli: Cli, cli_env: dict[str, str]) -> None:
     """Two gamblers: seat 1 pulls first and is eliminated iff rng.random() < 0.5, so each

@@ -74,6 +74,7 @@ def test_html_report_is_one_self_contained_file(results: Path) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow  # the leaderboard page and the viewer keep a browser test in the fast suite
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (CI installs "
                     "Debian's chromium package); the screenshot needs a real browser")
 def test_headless_chromium_screenshot_shows_the_charts(results: Path, tmp_path: Path) -> None:

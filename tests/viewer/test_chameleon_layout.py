@@ -18,6 +18,7 @@ import pytest
 
 from stille_post.core.transcript import Transcript
 from stille_post.games.kit.definition import GameDefinition
+from tests.slowparams import fast_only
 
 from .helpers import Page, render
 
@@ -158,7 +159,8 @@ def test_the_card_is_a_grid_of_its_words(browser: Any, chameleon_seed3: Path) ->
 
 # The tie game: a dealer, a re-ask, a wrong guess. Seed 3: the chameleon names the
 # secret word, so a correct guess is public before the reveal.
-@pytest.mark.parametrize("game", ["chameleon_tie", "chameleon_seed3"])
+@pytest.mark.parametrize("game", fast_only(["chameleon_tie", "chameleon_seed3"],
+                                           {"chameleon_seed3"}))
 def test_chameleon_view_never_marks_the_secret_before_the_reveal(
         browser: Any, game: str, request: pytest.FixtureRequest) -> None:
     path: Path = request.getfixturevalue(game)

@@ -10,6 +10,7 @@ import pytest
 
 from stille_post.core.transcript import Transcript
 from stille_post.games import all_games
+from tests.slowparams import fast_only
 
 from .helpers import Page, render, run_cli, until
 
@@ -111,6 +112,7 @@ def test_permalink_restores_perspective_step_and_identities(browser: Any, seed7:
     assert again.current() == page.current() and again.current() > expected
 
 
+@pytest.mark.slow  # waits for the play timer
 def test_jump_to_round_and_play_pause(browser: Any, seed7: Path) -> None:
     transcript = Transcript.load(seed7)
     page = Page(browser, render(seed7))
@@ -179,7 +181,9 @@ def test_unknown_game_shows_every_field_and_honours_perspective(
     assert page.errors() == []
 
 
-@pytest.mark.parametrize("game", sorted(all_games()))
+# Two games in the fast suite; the other two (seconds each: a CLI game, then the page) in
+# `nox -s slow`.
+@pytest.mark.parametrize("game", fast_only(sorted(all_games()), {"chameleon", "stille-post"}))
 def test_every_game_renders(browser: Any, game: str, viewer_tmp: Path) -> None:
     out = viewer_tmp / f"every-{game}.jsonl"
     proc = run_cli("play", game, "--seed", "1", "--out", str(out))
