@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).parent
 
@@ -27,6 +28,13 @@ ROOT = Path(__file__).parent
 # git); reading them needs no write, so children benefit as soon as one process wrote.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# Property tests: 100 examples each in the fast suite (hypothesis's default); `nox -s slow`
+# runs every property test again with `--hypothesis-profile=thorough`. A test that sets
+# max_examples itself keeps its own count.
+settings.register_profile("fast", max_examples=100, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile("fast")
 
 # The VCR configuration (secret filters, header allow-lists, matching) is shared with the
 # CLI's --record/--replay: one definition in stille_post.providers.recording.

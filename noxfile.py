@@ -31,10 +31,15 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def slow(session: nox.Session) -> None:
-    """The full-size statistical checks (the p* sweep for every n, the bot order over two
-    ranges of 500 games, the bad-input variants): the same bounds, more games."""
+    """What the fast suite leaves out (tests marked `slow`): the full-size statistical
+    checks (the p* sweep for every n, the bot order over two ranges of 500 games), the
+    bad-input variants, every game and provider of the browser, pty and replay-in-a-child
+    tests; then every property test with 1,000 examples."""
     _install(session)
     session.run("pytest", "--block-network", "-n", "auto", "-m", "slow", *session.posargs)
+    # Every property test (hypothesis marks them), at ten times the fast suite's examples.
+    session.run("pytest", "--block-network", "-n", "auto", "-m", "hypothesis",
+                "--hypothesis-profile=thorough", *session.posargs)
 
 
 @nox.session

@@ -27,7 +27,7 @@ def test_clean_text(raw: str, clean: str) -> None:
     assert clean_text(raw) == clean
 
 
-@settings(max_examples=300, derandomize=True, database=None)
+@settings(derandomize=True, database=None)
 @given(st.text())
 def test_clean_text_is_always_encodable_and_terminal_safe(text: str) -> None:
     out = clean_text(text)

@@ -84,7 +84,7 @@ _JSON = st.recursive(
     | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(deadline=None, derandomize=True, database=None)
 @given(_JSON)
 def test_the_built_once_encoder_writes_what_json_would(value: object) -> None:
     from stille_post.core import transcript as T

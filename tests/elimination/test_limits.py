@@ -37,7 +37,7 @@ def test_no_message_over_its_limit(policy: str) -> None:
     assert cuts > 20  # the chaos seats do run over
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("ab [] \n\tPlayer1GAMEMSTR:é")), max_size=300),
        limit=st.integers(1, 40))
 def test_apply_limit_never_exceeds(text: str, limit: int) -> None:

@@ -20,7 +20,7 @@ def rankings(draw: st.DrawFn) -> tuple[dict[int, list[int]], list[int]]:
     return ranks, entry
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(rankings())
 def test_pairing_is_a_matching_of_final_holds(case: tuple[dict[int, list[int]], list[int]]
                                               ) -> None:
@@ -44,7 +44,7 @@ def test_pairing_is_a_matching_of_final_holds(case: tuple[dict[int, list[int]], 
             assert (a, b) in p.pairs or (b, a) in p.pairs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 10**6), st.integers(3, 10), st.lists(st.integers(-2, 12), max_size=12))
 def test_complete_ranking_is_a_permutation_of_the_others(seed: int, n: int,
                                                          given_: list[int]) -> None:
@@ -55,7 +55,7 @@ def test_complete_ranking_is_a_permutation_of_the_others(seed: int, n: int,
     assert list(r.ranking[: len(kept)]) == kept  # what was given keeps its order, first
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.permutations(list(range(1, 9))))
 def test_ranks_follow_reverse_elimination(order: list[int]) -> None:
     *out, winner = order

@@ -154,7 +154,7 @@ def previews(raw: Sequence[tuple[str, int | None, Visibility, dict[str, Any]]]) 
 cuts = st.lists(st.integers(0, 40), max_size=8).map(sorted)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(sp_event(), max_size=40), cuts, st.lists(sp_event(), max_size=2),
        st.sampled_from(SEATS))
 def test_stille_post_incremental_equals_full(raw: list[Any], points: list[int],
@@ -170,7 +170,7 @@ def test_stille_post_incremental_equals_full(raw: list[Any], points: list[int],
         assert dump(renderer.messages(shown, seat)) == dump(legacy_sp(shown, seat))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(chameleon_event(), max_size=30), cuts, st.lists(chameleon_event(), max_size=2),
        st.sampled_from(SEATS), st.sampled_from(["Vote now.", "Your word?"]))
 def test_chameleon_incremental_equals_full(raw: list[Any], points: list[int], extra: list[Any],

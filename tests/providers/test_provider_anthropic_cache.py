@@ -151,7 +151,7 @@ def _message(draw: st.DrawFn) -> Message:
     return Message("assistant", draw(_text), calls, provider_data=data)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(_message(), max_size=8), st.booleans())
 def test_any_history_at_most_four_and_at_the_end_of_what_is_kept(
         messages: list[Message], system: bool) -> None:
