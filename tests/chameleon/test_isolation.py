@@ -63,7 +63,8 @@ def _play(seed: int, n: int, tie_rule: str,
     players: dict[int, Player] = {s: LLMPlayer(p, PROMPTS, name=f"scripted:{s}")
                                   for s, p in providers.items()}
     events: list[Event] = []
-    asyncio.run(ChameleonGame(config, deal, players, rng).play(events.append))
+    game = ChameleonGame(config, GAME.table(config, players, rng), deal=deal)
+    asyncio.run(game.play(events.append))
     return deal, providers, events
 
 

@@ -69,7 +69,8 @@ def _play(seed: int, n: int, tie_rule: str, words: int = 16
         s: Recording(LLMPlayer(ScriptedProvider(_script(script_rng, n, deal.words)),
                                P.PROMPTS, name=f"scripted:{s}"), logs[s])
         for s in logs}
-    asyncio.run(ChameleonGame(config, deal, players, rng).play(None))
+    game = ChameleonGame(config, GAME.table(config, players, rng), deal=deal)
+    asyncio.run(game.play(None))
     return deal, logs
 
 
@@ -159,7 +160,8 @@ def test_a_game_costs_fewer_input_tokens_than_chatarenas() -> None:
                      for s in range(1, 5)}
         players: dict[int, Player] = {s: LLMPlayer(p, P.PROMPTS, name=f"s{s}")
                                       for s, p in providers.items()}
-        asyncio.run(ChameleonGame(config, deal, players, rng).play(None))
+        game = ChameleonGame(config, GAME.table(config, players, rng), deal=deal)
+        asyncio.run(game.play(None))
         total += sum(len(r.system) + sum(len(m.content) for m in r.messages)
                      for p in providers.values() for r in p.requests)
         games += 1

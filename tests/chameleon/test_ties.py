@@ -9,7 +9,7 @@ from typing import Any
 
 from scipy.stats import binom
 
-from stille_post.games.chameleon import playable_cards, rules
+from stille_post.games.chameleon import GAME, playable_cards, rules
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import ChameleonGame
 from stille_post.games.chameleon.observation import ChameleonObservation
@@ -47,7 +47,7 @@ async def _game(seed: int, tie_rule: str) -> tuple[rules.Deal, dict[str, Any], d
     rng = random.Random(seed)
     deal = rules.deal(rng, CARDS, 4, 16)
     players = {s: Fixed(t) for s, t in TARGETS.items()}
-    outcome = await ChameleonGame(config, deal, players, rng).play()
+    outcome = await ChameleonGame(config, GAME.table(config, players, rng), deal=deal).play()
     return deal, outcome.summary.flat(), players
 
 

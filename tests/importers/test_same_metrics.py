@@ -18,10 +18,10 @@ import pytest
 
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import Transcript, TranscriptWriter
+from stille_post.games.elimination import GAME
 from stille_post.games.elimination import prompts as P
 from stille_post.games.elimination.config import EliminationConfig
 from stille_post.games.elimination.game import GAME_NAME, EliminationEngine
-from stille_post.games.kit.table import Table
 from stille_post.players.base import Action, Decision
 from stille_post.providers.base import ToolCall
 from tests.importers.eg import import_logs
@@ -90,10 +90,9 @@ def _tool(name: str, args: dict[str, Any]) -> Action:
 
 
 def play_engine(path: Path) -> None:
-    config = EliminationConfig(num_players=4)
+    config = EliminationConfig(num_players=4, repair_attempts=0)
     players = {s: ScriptSeat(s) for s in MODELS}
-    table = Table(GAME_NAME, players, make_rng(7), repair_attempts=0)
-    engine = EliminationEngine(config, table)
+    engine = EliminationEngine(config, GAME.table(config, players, make_rng(7)))
     with TranscriptWriter(path) as w:
         w.header(game=GAME_NAME, config=config.model_dump(mode="json"), seed=7,
                  seats={str(s): {"player": m} for s, m in MODELS.items()})

@@ -8,14 +8,18 @@ the toy game). A new game folder gets these checks without writing them again.
 - every event type the game emits is declared in its vocabulary;
 - information isolation: no request a seat would send to a model holds a private
   sentence it may not see (checked with every seat's prompts rendered from its
-  decisions, whatever plays it).
+  decisions, whatever plays it);
+- the kit builds the table: from the config's shared options and the game's wording,
+  and no module of the game calls `Table(...)` itself.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 from collections.abc import Iterator, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.rulebook import scenario_files
 from stille_post.games.kit.scenarios import hooks_of
 from stille_post.games.kit.setup import build_config, prepare
+from stille_post.games.kit.table import default_repair_text
 from stille_post.players.base import Action, Decision, Player
 from stille_post.providers.base import request_text
 from stille_post.session import play_game
@@ -63,6 +68,26 @@ def test_built_in_games_have_a_rulebook(game: GameDefinition) -> None:
         pytest.skip("a plugin's rulebook lives with the plugin")
     assert scenario_files(game), f"no spec/*.yaml scenarios in {game.package}"
     hooks_of(game)  # a declared hook imports and is a RulebookHooks
+
+
+def test_the_kit_builds_the_table(game: GameDefinition) -> None:
+    # Options off their defaults, so a table that ignores the config shows.
+    options = {"repair_attempts": 0, "decision_timeout_s": 123.0}
+    table = prepare(game, seed=5, rng=make_rng(5), options=options).engine.table
+    assert (table.game, table.repair_attempts, table.timeout_s) == (game.name, 0, 123.0)
+    assert table.repair_text is (game.repair_text or default_repair_text)
+    if game.invalid_text is not None:
+        assert table.invalid_text is game.invalid_text
+    calls = []
+    folder = resources.files(game.package)
+    for path in Path(str(folder)).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)
+                if name == "Table":
+                    calls.append(f"{path.name}:{node.lineno}")
+    assert not calls, f"a game builds no Table of its own (GameDefinition.table): {calls}"
 
 
 def test_same_seed_same_transcript(game: GameDefinition, tmp_path: Path) -> None:

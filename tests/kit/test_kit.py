@@ -43,6 +43,17 @@ def _validate(action: Action) -> str:
     return action.text
 
 
+def test_a_games_table_seats_exactly_its_configs_seats() -> None:
+    from stille_post.games.elimination import GAME, EliminationConfig
+
+    config = EliminationConfig(num_players=3)
+    players = {s: Delayed(s, 0, []) for s in (1, 2, 3)}
+    assert GAME.table(config, players, make_rng(0)).seats == [1, 2, 3]
+    for seats in ((1, 2), (1, 2, 4), (0, 1, 2)):
+        with pytest.raises(ValueError, match=r"players must be seats 1\.\.3"):
+            GAME.table(config, {s: Delayed(s, 0, []) for s in seats}, make_rng(0))
+
+
 def test_ask_all_applies_answers_in_seat_order_whatever_arrives_first() -> None:
     # Seat 3 answers first, seat 1 last; seats 1 and 3 need a re-ask.
     players = {1: Delayed(1, 0.03, ["bad", "a"]), 2: Delayed(2, 0.02, ["b"]),

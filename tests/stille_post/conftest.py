@@ -86,7 +86,8 @@ def play_in_memory(
     before_play: Callable[[StillePostGame], None] | None = None, **options: Any
 ) -> tuple[GameOutcome, list[Event], StillePostGame]:
     config = StillePostConfig(num_players=len(players), **options)
-    game = StillePostGame(config, players, make_rng(seed), load_roster())
+    game = StillePostGame(config, GAME.table(config, players, make_rng(seed)),
+                          roster=load_roster())
     if before_play is not None:
         before_play(game)
     events: list[Event] = []

@@ -138,9 +138,7 @@ def _bot(throw: str | None) -> Any:
 def setup(ctx: SetupContext) -> RpsGame:
     specs = ctx.seat_specs()
     config: RpsConfig = ctx.config
-    table = Table(NAME, ctx.players_for(specs), ctx.rng,
-                  repair_attempts=config.repair_attempts, timeout_s=config.decision_timeout_s)
-    return RpsGame(config, table, specs)
+    return RpsGame(config, ctx.table(ctx.players_for(specs)), specs)
 
 
 GAME = GameDefinition(

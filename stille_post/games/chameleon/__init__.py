@@ -18,7 +18,7 @@ from stille_post.games.chameleon.bots import BOTS
 from stille_post.games.chameleon.cards import CARDS_RESOURCE, Card, cards_of, load_cards
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import GAME_NAME, ChameleonGame
-from stille_post.games.chameleon.prompts import PROMPTS
+from stille_post.games.chameleon.prompts import PROMPTS, invalid_text, repair_text
 from stille_post.games.chameleon.theory.model import CATEGORY
 from stille_post.games.kit import (
     MODEL_SEAT,
@@ -49,8 +49,8 @@ def setup(ctx: SetupContext) -> ChameleonGame:
              for s in range(1, config.num_players + 1)}
     specs = ctx.seat_specs(roles)
     theory.check_seats(None, specs)
-    players = ctx.players_for(specs, setup=card)
-    return ChameleonGame(config, deal, players, ctx.rng, specs)
+    return ChameleonGame(config, ctx.table(ctx.players_for(specs, setup=card)), specs,
+                         deal=deal)
 
 
 def _theory_setup(ctx: SetupContext, config: ChameleonConfig) -> ChameleonGame:
@@ -68,8 +68,8 @@ def _theory_setup(ctx: SetupContext, config: ChameleonConfig) -> ChameleonGame:
              for s in range(1, config.num_players + 1)}
     specs = ctx.seat_specs(roles)
     theory.check_seats(point, specs)
-    players = ctx.players_for(specs, setup=point)
-    return ChameleonGame(config, deal, players, ctx.rng, specs, theory=point)
+    return ChameleonGame(config, ctx.table(ctx.players_for(specs, setup=point)), specs,
+                         deal=deal, theory=point)
 
 
 def playable_cards(config: ChameleonConfig, cards: tuple[Card, ...] | None = None
@@ -119,6 +119,8 @@ GAME = GameDefinition(
           **{name: _theory_bot(name) for name in theory.THEORY_BOTS}},
     setup=setup,
     prompts=PROMPTS,
+    repair_text=repair_text,
+    invalid_text=invalid_text,
     events={
         "game_start": EventKind("notice"),
         "role": EventKind("private"),

@@ -11,12 +11,11 @@ Visibility: the secret word appears only in the `role` events of the non-chamele
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from stille_post.core.events import Event, Visibility
 from stille_post.core.outcome import OutcomeSummary, Status
-from stille_post.core.rng import Rng
 from stille_post.games.chameleon import prompts as P
 from stille_post.games.chameleon import rules
 from stille_post.games.chameleon.config import ChameleonConfig
@@ -27,7 +26,7 @@ from stille_post.games.kit import votes
 from stille_post.games.kit.asking import Answer
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.table import Table
-from stille_post.players.base import Action, Player
+from stille_post.players.base import Action
 from stille_post.players.specs import SeatSpec
 
 GAME_NAME = "chameleon"
@@ -37,15 +36,9 @@ T = TypeVar("T")
 class ChameleonGame(Engine[ChameleonConfig]):
     name = GAME_NAME
 
-    def __init__(self, config: ChameleonConfig, deal: rules.Deal,
-                 players: Mapping[int, Player], rng: Rng,
-                 specs: Sequence[SeatSpec] = (), theory: Theory | None = None) -> None:
-        n = config.num_players
-        if sorted(players) != list(range(1, n + 1)):
-            raise ValueError(f"players must be seats 1..{n}, got {sorted(players)}")
-        table = Table(GAME_NAME, players, rng, repair_attempts=config.repair_attempts,
-                      timeout_s=config.decision_timeout_s, repair_text=P.repair_text,
-                      invalid_text=P.invalid_text)
+    def __init__(self, config: ChameleonConfig, table: Table,
+                 specs: Sequence[SeatSpec] = (), *, deal: rules.Deal,
+                 theory: Theory | None = None) -> None:
         super().__init__(config, table, specs)
         self.deal = deal
         # A theory game answers in an abstract response space (theory/space.py).

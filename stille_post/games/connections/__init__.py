@@ -23,7 +23,7 @@ from stille_post.games.connections.bots import (
 )
 from stille_post.games.connections.config import ConnectionsConfig
 from stille_post.games.connections.game import GAME_NAME, ConnectionsGame
-from stille_post.games.connections.prompts import PROMPTS
+from stille_post.games.connections.prompts import PROMPTS, invalid_text, repair_text
 from stille_post.games.kit import (
     MODEL_SEAT,
     BotContext,
@@ -33,7 +33,6 @@ from stille_post.games.kit import (
     Preset,
     Role,
     SetupContext,
-    Table,
     Trial,
 )
 from stille_post.games.kit.data import DataFile
@@ -123,12 +122,8 @@ def setup(ctx: SetupContext) -> ConnectionsGame:
             players[seat] = OracleBot(ctx.seed, seat, bot_setup, oracle_p[seat])
         else:
             players[seat] = ctx.player(seat, spec, bot_setup)
-    from stille_post.games.connections import prompts as P
-
-    table = Table(GAME_NAME, players, ctx.rng, repair_attempts=config.repair_attempts,
-                  timeout_s=config.decision_timeout_s, repair_text=P.repair_text,
-                  invalid_text=P.invalid_text)
-    return ConnectionsGame(config, d, table, specs, oracle_seats=oracle_p)
+    return ConnectionsGame(config, ctx.table(players), specs, dictionary=d,
+                           oracle_seats=oracle_p)
 
 
 def _bot(name: str) -> object:
@@ -169,6 +164,8 @@ GAME = GameDefinition(
     bots=_BOT_FACTORIES,  # type: ignore[arg-type]
     setup=setup,
     prompts=PROMPTS,
+    repair_text=repair_text,
+    invalid_text=invalid_text,
     events={
         "game_start": EventKind("notice"),
         "persona": EventKind("private"),

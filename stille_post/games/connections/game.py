@@ -40,12 +40,9 @@ GAME_NAME = "connections"
 class ConnectionsGame(Engine[ConnectionsConfig]):
     name = GAME_NAME
 
-    def __init__(self, config: ConnectionsConfig, dictionary: Dictionary, table: Table,
-                 specs: Sequence[SeatSpec] = (), *, oracle_seats: Mapping[int, float] = {}
-                 ) -> None:
-        n = config.num_players
-        if table.seats != list(range(1, n + 1)):
-            raise ValueError(f"players must be seats 1..{n}, got {table.seats}")
+    def __init__(self, config: ConnectionsConfig, table: Table,
+                 specs: Sequence[SeatSpec] = (), *, dictionary: Dictionary,
+                 oracle_seats: Mapping[int, float] = {}) -> None:
         super().__init__(config, table, specs)
         self.dictionary = dictionary
         self.oracle_seats = dict(oracle_seats)

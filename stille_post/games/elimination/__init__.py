@@ -15,7 +15,6 @@ from stille_post.games.kit import MODEL_SEAT, Trial
 from stille_post.games.kit.definition import EventKind, GameDefinition, PlayerRange, Preset, Role
 from stille_post.games.kit.engine import Engine
 from stille_post.games.kit.setup import SetupContext
-from stille_post.games.kit.table import Table
 
 EVENTS: dict[str, EventKind] = {
     "game_start": EventKind("notice", help="the seats, limits and options"),
@@ -44,10 +43,7 @@ EVENTS: dict[str, EventKind] = {
 def setup(ctx: SetupContext) -> Engine[EliminationConfig]:
     config: EliminationConfig = ctx.config
     specs = ctx.seat_specs()
-    players = ctx.players_for(specs)
-    table = Table(GAME_NAME, players, ctx.rng, repair_attempts=config.repair_attempts,
-                  timeout_s=config.decision_timeout_s, repair_text=repair_text)
-    return EliminationEngine(config, table, specs)
+    return EliminationEngine(config, ctx.table(ctx.players_for(specs)), specs)
 
 
 GAME = GameDefinition(
@@ -62,6 +58,7 @@ GAME = GameDefinition(
     bots=BOTS,
     setup=setup,
     prompts=PROMPTS,
+    repair_text=repair_text,
     events=EVENTS,
     default_seats=default_seats,
     presets={

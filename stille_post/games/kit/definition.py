@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from stille_post.core.errors import UnknownPlayerError, UsageError
 from stille_post.core.rng import Rng, derive_rng
 from stille_post.games.kit.data import DataFile, DataLedger
+from stille_post.games.kit.table import Table, default_repair_text
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.specs import SeatSpec, parse_seat_spec
 
@@ -201,6 +202,10 @@ class SetupContext:
     def players_for(self, specs: Sequence[SeatSpec], setup: Any = None) -> dict[int, Player]:
         return {i: self.player(i, s, setup) for i, s in enumerate(specs, start=1)}
 
+    def table(self, players: Mapping[int, Player]) -> Table:
+        """The table these players sit at, for the game's engine (`GameDefinition.table`)."""
+        return self.definition.table(self.config, players, self.rng)
+
 
 def resolve(ref: str) -> Any:
     """A "module:attr" reference, imported when first needed."""
@@ -247,10 +252,27 @@ class GameDefinition:
     # (imported only when the rulebook runs).
     rulebook: str | None = None
     trial: Trial | None = None  # what the local proving ground plays (None: not played)
+    # The Game Master's words on the table (`table`): a re-ask (reason -> text) and a
+    # seat whose answer stayed unusable ((seat, reason) -> text); None: the kit's own.
+    repair_text: Callable[[str], str] | None = None
+    invalid_text: Callable[[int, str], str] | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
         return tuple(self.bots)
+
+    def table(self, config: Any, players: Mapping[int, Player], rng: Rng) -> Table:
+        """The one place a game's `Table` is built: its players (seats 1..num_players),
+        the rng, the config's shared options (`repair_attempts`, `decision_timeout_s`)
+        and this game's wording. Set-up reaches it as `ctx.table(players)`; a test that
+        drives an engine with players and an rng of its own calls it directly."""
+        n = int(config.num_players)
+        if sorted(players) != list(range(1, n + 1)):
+            raise ValueError(f"players must be seats 1..{n}, got {sorted(players)}")
+        return Table(self.name, players, rng, repair_attempts=config.repair_attempts,
+                     timeout_s=config.decision_timeout_s,
+                     repair_text=self.repair_text or default_repair_text,
+                     invalid_text=self.invalid_text)
 
     def role(self, name: str) -> Role:
         for r in self.roles:

@@ -26,7 +26,7 @@ from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import GAME_NAME, StillePostGame
-from stille_post.games.stille_post.prompts import PROMPTS
+from stille_post.games.stille_post.prompts import PROMPTS, repair_text
 from stille_post.games.stille_post.roster import Roster, RosterModel, roster_of
 from stille_post.players.base import Player
 from stille_post.players.specs import SeatSpec
@@ -59,8 +59,7 @@ def setup(ctx: SetupContext) -> StillePostGame:
     roster, pins, added = llm_identities(roster, specs, config.pinned)
     if pins != config.pinned:
         config = config.model_copy(update={"pinned": pins})
-    players = ctx.players_for(specs)
-    game = StillePostGame(config, players, ctx.rng, roster, specs)
+    game = StillePostGame(config, ctx.table(ctx.players_for(specs)), specs, roster=roster)
     game.added = added
     return game
 
@@ -105,6 +104,7 @@ GAME = GameDefinition(
     bots={name: _bot(name) for name in BOTS},
     setup=setup,
     prompts=PROMPTS,
+    repair_text=repair_text,
     default_seats=lambda n: [DEFAULT_SEATS[i % len(DEFAULT_SEATS)] for i in range(n)],
     events={
         "game_start": EventKind("notice"),

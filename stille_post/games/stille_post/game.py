@@ -8,13 +8,12 @@ order, so the same seed and the same answers give the same event stream.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from stille_post.core.errors import ParseError
 from stille_post.core.events import Event, Visibility
 from stille_post.core.outcome import OutcomeSummary, Status
-from stille_post.core.rng import Rng
 from stille_post.games.kit import framing, votes
 from stille_post.games.kit.asking import Answer
 from stille_post.games.kit.engine import Engine
@@ -24,7 +23,7 @@ from stille_post.games.stille_post import rules
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.observation import StillePostObservation
 from stille_post.games.stille_post.roster import Roster, RosterModel
-from stille_post.players.base import Action, Player
+from stille_post.players.base import Action
 from stille_post.players.specs import SeatSpec
 from stille_post.providers.base import ToolCall
 
@@ -35,23 +34,13 @@ T = TypeVar("T")
 class StillePostGame(Engine[StillePostConfig]):
     name = GAME_NAME
 
-    def __init__(
-        self,
-        config: StillePostConfig,
-        players: Mapping[int, Player],
-        rng: Rng,
-        roster: Roster,
-        specs: Sequence[SeatSpec] = (),
-    ) -> None:
-        n = config.num_players
-        if sorted(players) != list(range(1, n + 1)):
-            raise ValueError(f"players must be seats 1..{n}, got {sorted(players)}")
-        table = Table(GAME_NAME, players, rng, repair_attempts=config.repair_attempts,
-                      timeout_s=config.decision_timeout_s, repair_text=P.repair_text)
+    def __init__(self, config: StillePostConfig, table: Table,
+                 specs: Sequence[SeatSpec] = (), *, roster: Roster) -> None:
         super().__init__(config, table, specs)
-        self.rng = rng
+        n = config.num_players
+        self.rng = table.rng
         self.roster = roster
-        self.identities = rules.assign_identities(rng, roster, n, config.pinned)
+        self.identities = rules.assign_identities(self.rng, roster, n, config.pinned)
         self.active: list[int] = list(range(1, n + 1))
         self.winner_groups: list[list[int]] = []
         self.eliminated: list[int] = []

@@ -125,7 +125,8 @@ def _build(given: Mapping[str, Any], when: Mapping[Any, Any]
                  for s in seats}
     players = {s: LLMPlayer(p, PROMPTS, name=f"scripted:seat{s}") for s, p in providers.items()}
     rng = _rng(given.get("rng"))
-    game = StillePostGame(config, players, rng, load_roster(config.roster))
+    game = StillePostGame(config, GAME.table(config, players, rng),
+                          roster=load_roster(config.roster))
     return game, rng, providers
 
 

@@ -20,7 +20,6 @@ from stille_post.games.kit import (
     PlayerRange,
     Role,
     SetupContext,
-    Table,
 )
 from stille_post.games.kit.config import repair_field, seats_field, timeout_field
 from stille_post.players.base import Action, Decision, Player
@@ -54,10 +53,8 @@ def setup(ctx: SetupContext) -> HighestUniqueGame:
     choices = [int(line) for line in ctx.load("data/numbers.txt").text.split()]
     specs = ctx.seat_specs()
     config: HighestUniqueConfig = ctx.config
-    table = Table(NAME, {s: ctx.player(s, spec, choices) for s, spec in enumerate(specs, 1)},
-                  ctx.rng, repair_attempts=config.repair_attempts,
-                  timeout_s=config.decision_timeout_s)
-    return HighestUniqueGame(config, table, specs, choices)
+    return HighestUniqueGame(config, ctx.table(ctx.players_for(specs, choices)), specs,
+                             choices=choices)
 
 
 GAME = GameDefinition(

@@ -40,7 +40,7 @@ def round_winner(picks: dict[int, int], rng: Any) -> int:
 class HighestUniqueGame(Engine[Any]):
     name = NAME
 
-    def __init__(self, config: Any, table: Table, specs: Sequence[Any],
+    def __init__(self, config: Any, table: Table, specs: Sequence[Any], *,
                  choices: Sequence[int]) -> None:
         super().__init__(config, table, specs)
         self.choices = list(choices)
