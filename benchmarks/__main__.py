@@ -1,6 +1,7 @@
 """`python -m benchmarks [NAME ...]` runs benchmarks by name (all of them without a name);
 `python -m benchmarks NAME --json ...` runs one and passes it everything from the first
-option on (`--games 50` included): with `--json` its JSON is all that goes to stdout."""
+option on (`--games 50` included): with `--json` its JSON is all that goes to stdout.
+`python -m benchmarks NAME --help` prints that benchmark's options and runs nothing."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ def main(argv: list[str]) -> int:
     if options and len(wanted) != 1:
         print("options (such as --json) go with exactly one benchmark name", file=sys.stderr)
         return 2
+    if "-h" in options or "--help" in options:
+        # A benchmark's options are in its docstring; `--help` must never start a run
+        # that may take an hour.
+        for name in wanted:
+            print(inspect.getdoc(importlib.import_module(f"benchmarks.{name}")) or name)
+        return 0
     quiet = "--json" in options
     status = 0
     for name in wanted:
