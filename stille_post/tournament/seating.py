@@ -10,11 +10,16 @@
 Both are pure functions of (pool, seats, N, seed): every shard of a tournament computes
 the same schedule and keeps its own games.
 
-- `adaptive` (`adaptive_seats`): each game seats the player whose rating is least
-  certain (largest σ) and others drawn by σ² times their match quality with it: close
-  games of uncertain players, whose outcomes TrueSkill learns most from. It depends on
-  the ratings so far, so it is not a schedule: benchmarks/bench_matchmaking.py
-  simulates it (docs/campaigns.md).
+- `adaptive` (`AdaptiveSeating`, `adaptive_seats`): the games in rounds of K. Each round's
+  tables go to the players of largest `seat_value` = rank density · σ⁴: uncertain
+  players in crowded parts of the ranking, where the Spearman against the true order is
+  still at stake, rather than settled players or players whose order against everyone is
+  already sure. Within a round each table is planned on ratings whose σ already counts
+  the round's earlier tables (`expect_game`), so a round from fresh ratings seats the
+  whole pool evenly. A round depends on the results of the rounds before it, so it is
+  not a schedule: the runner chooses a round once the earlier ones have finished and
+  keeps it in the folder's seating.jsonl (runner._play_rounds); the simulation is
+  benchmarks/bench_matchmaking.py (docs/campaigns.md).
 
 Role balance: a game whose roles sit at fixed seats (a setter at seat 1, say) names those
 seats, and `balanced` then gives each fixed seat, game after game, to the chosen model
@@ -92,15 +97,18 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 
 def seat_value(ratings: Mapping[str, tuple[float, float]], player: str) -> float:
-    """What one more game of `player` is worth to the ranking: (rank density)² · σ⁴.
+    """What one more game of `player` is worth to the ranking: rank density · σ⁴.
 
-    One game lowers σ² by about σ⁴ times a constant (the precision a game adds is
-    about the same for every player, since with skills this close to each other relative
-    to β every game is a close one); the ranking's squared error moves by the density²
-    times that. Seating the players of largest value first spends games where the
-    ranking is still uncertain and where players crowd, and stops spending them on
-    settled extremes; as a player plays, its σ⁴ falls and others come first."""
-    return rank_density(ratings, player) ** 2 * ratings[player][1] ** 4
+    One game lowers σ² by about σ⁴ times a constant (the precision a game adds is about
+    the same for every player: with skills this close to each other relative to β every
+    game is a close one), and the ranking's squared error moves by the density² times
+    that. The square is what that argument gives, but the density comes from estimated
+    μ: with it, a player whose μ had drifted into a gap of the table looked settled,
+    stopped playing and kept its wrong rank (a heavy tail of games to converge,
+    docs/campaigns.md). The first power still moves games from the settled extremes to
+    the crowded middle, and measured best. As a player plays, σ⁴ falls and others come
+    first."""
+    return rank_density(ratings, player) * ratings[player][1] ** 4
 
 
 def adaptive_seats(ratings: Mapping[str, tuple[float, float]], seats: int,

@@ -89,7 +89,7 @@ def test_an_adaptive_tournament_is_reproducible_and_resumes_to_the_same_games(
     config = _config()
     one, two, cut = tmp_path / "one", tmp_path / "two", tmp_path / "cut"
     play(config, one, concurrency=3)
-    play(config, two, concurrency=1)
+    play(config, two, concurrency=2, workers=2)  # rounds over two processes
     rounds = (one / SEATING_FILE).read_bytes()
     assert rounds == (two / SEATING_FILE).read_bytes()
     assert len(rounds.splitlines()) == 3  # 12 games in rounds of 4
