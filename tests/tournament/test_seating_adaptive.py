@@ -171,7 +171,7 @@ def test_bad_adaptive_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
 ])
 def test_bad_adaptive_settings_from_a_file_are_one_line(values: dict[str, object],
                                                         words: str) -> None:
-    layer = Layer({"game": "stille-post", **values}, 
+    layer = Layer({"game": "stille-post", **values},
                   lambda loc, problem: f"t.toml: {'.'.join(map(str, loc))}: {problem}")
     with pytest.raises(ConfigError, match=words) as caught:
         resolve([layer], fresh_seed=lambda: 1)
