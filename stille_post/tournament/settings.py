@@ -294,15 +294,17 @@ class TournamentSettings(BaseModel):
 
     @model_validator(mode="after")
     def _adaptive_rules(self) -> TournamentSettings:
+        # KeyProblem: the message names the setting, wherever it was given.
         if self.seating == "adaptive":
             if not self.pool:
-                raise ValueError("--seating adaptive needs --pool MODEL,MODEL,...")
+                raise KeyProblem("seating", "adaptive needs a pool (--pool MODEL,MODEL,...)")
             if self.shard:
                 # A shard would need the other shards' results to choose its next round.
-                raise ValueError("--seating adaptive cannot be split with --shard: each "
-                                 "round's seats depend on every earlier game; use --workers")
+                raise KeyProblem("shard", "--seating adaptive cannot be split with --shard: "
+                                 "each round's seats depend on every earlier game; use "
+                                 "--workers")
         elif self.round_games is not None:
-            raise ValueError("--round-games is for --seating adaptive only")
+            raise KeyProblem("round_games", "for --seating adaptive only")
         return self
 
     @model_validator(mode="after")

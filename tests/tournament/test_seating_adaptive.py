@@ -146,7 +146,7 @@ def test_config_rules() -> None:
 
 
 BAD = [
-    (["--seating", "adaptive", "--players", "random,gambler,cautious"], "needs --pool"),
+    (["--seating", "adaptive", "--players", "random,gambler,cautious"], "adaptive needs a pool"),
     (["--seating", "adaptive", "--pool", "random,gambler,cautious", "--shard", "1/2"],
      "cannot be split with --shard"),
     (["--pool", "random,gambler,cautious", "--round-games", "4"], "adaptive only"),
@@ -167,7 +167,7 @@ def test_bad_adaptive_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("values", "words"), [
     ({"seating": "adaptive", "pool": ["random", "gambler"], "round_games": 0}, "round_games"),
     ({"seating": "adaptive-ish", "pool": ["random", "gambler"]}, "seating"),
-    ({"seating": "adaptive"}, "needs --pool"),
+    ({"seating": "adaptive"}, "adaptive needs a pool"),
 ])
 def test_bad_adaptive_settings_from_a_file_are_one_line(values: dict[str, object],
                                                         words: str) -> None:
