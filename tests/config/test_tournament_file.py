@@ -59,7 +59,7 @@ def test_options_pass_through_as_written(tmp_path: Path) -> None:
      "t.toml:5: roles.bogus: Input should be a valid string, got 1"),
     ('games = 4\n[rate_limits]\nopenai = "fast"\n', "t.toml:3: rate_limits.openai: 'fast'"),
     ('[rate_limits]\nmistral = "10"\n', "t.toml:2: rate_limits.mistral: unknown provider"),
-    ('seating = "round-robin"\n', "t.toml:1: seating: Input should be 'balanced' or 'sampled'"),
+    ('seating = "round-robin"\n', "t.toml:1: seating: Input should be 'balanced', 'sampled' or 'adaptive'"),
     ("games = 0\n", "t.toml:1: games: Input should be greater than or equal to 1, got 0"),
     ("games = 4.0\n", "t.toml:1: games: Input should be a valid integer"),
     ('players = ["a"]\npool = ["b", "c"]\n', "t.toml:2: pool: give either players"),
