@@ -38,7 +38,7 @@ from itertools import combinations
 from pathlib import Path
 
 from stille_post.core.errors import ConfigError
-from stille_post.tournament.ratings import BETA
+from stille_post.tournament.ratings import BETA, MU, SIGMA, FastRater
 
 
 def seat_schedule(pool: Sequence[str], seats: int, games: int, *, seed: int,
@@ -154,8 +154,6 @@ class AdaptiveSeating:
 
     def __init__(self, pool: Sequence[str], seats: int, *, seed: int,
                  role_seats: Sequence[int] = ()) -> None:
-        from stille_post.tournament.ratings import MU, SIGMA, FastRater
-
         if not 2 <= seats <= len(pool):
             raise ValueError(f"{seats} seats but {len(pool)} players")
         self.pool = tuple(pool)
