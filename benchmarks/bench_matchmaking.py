@@ -1,6 +1,8 @@
 """Adaptive matchmaking against balanced and sampled seating, simulated.
 
-`python -m benchmarks matchmaking [--json] [--pools=N] [--seed=S] [--round=K]`
+`python -m benchmarks matchmaking [--json] [--pools=N] [--seed=S] [--round=K] [--workers=W]`
+
+(`--workers=W`: the pools in W processes; each pool's figures do not depend on it.)
 
 The pool: M = 48 players with latent skills, and 8-seat games whose outcomes come from
 TrueSkill's own generative model: each seat performs skill + N(0, β²), and the seats rank
