@@ -20,7 +20,7 @@ from typing import Any, Literal
 from stille_post.core.errors import ConfigError
 from stille_post.tournament.seating import seat_schedule
 
-Seating = Literal["fixed", "balanced", "sampled"]
+Seating = Literal["fixed", "balanced", "sampled", "adaptive"]
 CONFIG_FILE = "tournament.json"
 MAX_GAMES = 1_000_000
 
@@ -84,7 +84,7 @@ class TournamentConfig:
     seed: int
     seating: Seating = "fixed"
     players: tuple[str, ...] | None = None  # seating "fixed": one spec per seat
-    pool: tuple[str, ...] | None = None  # seating "balanced" / "sampled"
+    pool: tuple[str, ...] | None = None  # seating "balanced" / "sampled" / "adaptive"
     seats: int | None = None  # seats drawn from the pool per game (the game's num_players)
     options: Mapping[str, Any] = field(default_factory=dict)  # the game's own options
     shard: Shard | None = None
@@ -93,6 +93,9 @@ class TournamentConfig:
     # Imported games (e.g. "elimination-logs"): no seeds; the plan is the imported ids.
     source: str | None = None
     imported: tuple[str, ...] | None = None
+    # seating "adaptive": games per round; a round's seats come from the ratings of every
+    # game of the earlier rounds (tournament/seating.py, AdaptiveSeating).
+    round_games: int | None = None
 
     def __post_init__(self) -> None:
         if self.source is not None:
@@ -107,7 +110,7 @@ class TournamentConfig:
                               "into several tournaments")
         if self.seating == "fixed":
             if self.pool:
-                raise ConfigError("a model pool needs --seating balanced or sampled")
+                raise ConfigError("a model pool needs --seating balanced, sampled or adaptive")
         else:
             if not self.pool:
                 raise ConfigError(f"--seating {self.seating} needs --pool MODEL,MODEL,...")
@@ -119,6 +122,15 @@ class TournamentConfig:
                                   f"{len(self.pool)}, got {n}")
             if len(set(self.pool)) != len(self.pool):
                 raise ConfigError("the pool names a model twice")
+        if self.seating == "adaptive":
+            if self.round_games is None or self.round_games < 1:
+                raise ConfigError("--seating adaptive needs --round-games of at least 1")
+            if self.shard is not None:
+                # A shard would need the other shards' results to choose its next round.
+                raise ConfigError("--seating adaptive cannot be split with --shard: each "
+                                  "round's seats depend on every earlier game; use --workers")
+        elif self.round_games is not None:
+            raise ConfigError("--round-games is for --seating adaptive only")
 
     # --- the games ---------------------------------------------------------------------
 
@@ -129,6 +141,9 @@ class TournamentConfig:
             return [GameSpec(imported_index(i), 0, None, i) for i in self.imported]
         if self.seating == "fixed":
             seats: list[tuple[str, ...] | None] = [self.players] * self.games
+        elif self.seating == "adaptive":
+            # Chosen round by round as the games finish (runner.py): not known up front.
+            seats = [None] * self.games
         else:
             assert self.pool is not None and self.seats is not None
             seats = list(seat_schedule(self.pool, self.seats, self.games,
@@ -138,6 +153,21 @@ class TournamentConfig:
 
     def shard_plan(self) -> list[GameSpec]:
         return [g for g in self.plan() if self.shard is None or self.shard.owns(g.index)]
+
+    def seated_plan(self) -> list[GameSpec]:
+        """`plan` with seats in every game: an adaptive tournament's games stand in as
+        `balanced` would seat them (the same play counts in expectation), for what needs
+        seats before any game is played (checking the seat specs, estimates). Adaptive
+        refuses shards, so its whole plan is its shard's."""
+        if self.seating != "adaptive":
+            return self.plan()
+        assert self.pool is not None and self.seats is not None
+        seats = seat_schedule(self.pool, self.seats, self.games, seed=self.seed,
+                              mode="balanced", role_seats=_role_seats(self.game))
+        return [GameSpec(i, self.seed + i, s) for i, s in enumerate(seats)]
+
+    def role_seats(self) -> tuple[int, ...]:
+        return _role_seats(self.game)
 
     # --- persistence ---------------------------------------------------------------------
 
@@ -156,6 +186,8 @@ class TournamentConfig:
         data["imported"] = list(data["imported"]) if data["imported"] is not None else None
         if self.source is None:  # a played tournament's file stays as it always was
             del data["source"], data["imported"]
+        if self.round_games is None:
+            del data["round_games"]
         return data
 
     @classmethod

@@ -227,7 +227,7 @@ def estimate(config: TournamentConfig, *, limits: RateLimits | None = None,
              max_tokens: int | None = None) -> dict[str, Any]:
     """The estimate of `config`'s shard, as JSON. With caps, `within_caps` says how many
     games the expected spend per game lets start."""
-    plan = config.shard_plan()
+    plan = config.seated_plan() if config.seating == "adaptive" else config.shard_plan()
     picked = plan[:max(1, sample)]
     # A large pool: also the first game of every model the first games did not seat.
     seen = {p for g in picked for p in g.players or ()}

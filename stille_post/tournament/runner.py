@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,8 +40,15 @@ from stille_post.tournament.results import (
     IO_FAILURE,
     is_complete,
     open_for_run,
+    result_line,
     row_from_transcript,
     transcript_path,
+)
+from stille_post.tournament.seating import (
+    SEATING_FILE,
+    AdaptiveSeating,
+    append_round,
+    read_rounds,
 )
 
 
@@ -161,6 +168,12 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         if guard is not None:
             factory = guard.wrap(factory)
         spec_by_id = {g.id: (g.index, g.seed) for g in plan}
+        if config.seating == "adaptive":
+            await _play_rounds(config, out, index, stats, spec_by_id, factory,
+                               finished=finished, workers=workers, concurrency=concurrency,
+                               durable=durable, retry_aborted=retry_aborted,
+                               progress=progress, budget=guard)
+            return stats
         if workers > 1 and len(todo) > 1:
             index.close()  # each process opens its own connection
             return await _run_processes(config, out, todo, stats, spec_by_id, factory,
@@ -187,15 +200,86 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         index.close()
 
 
+async def _play_rounds(config: TournamentConfig, out: Path, index: GameIndex,
+                       stats: RunStats, spec_by_id: dict[str, tuple[int, int]],
+                       factory: LLMFactory | None, *, finished: set[str], workers: int,
+                       concurrency: int, durable: bool, retry_aborted: bool, progress: bool,
+                       budget: BudgetGuard | None) -> None:
+    """`--seating adaptive`: the games in rounds of `config.round_games`. Round r's seats
+    come from the ratings of every game of rounds < r (their transcripts' placements, in
+    game order) and an rng seeded by (seed, r); the round is then played like any plan
+    (`concurrency` games at a time, or `workers` processes) and waited for before the
+    next is chosen. So concurrency, workers and timing never change a choice, and each
+    round's tables are appended to seating.jsonl before its games start: `--resume`
+    adopts the recorded rounds (even when a replayed aborted game now has a result) and
+    chooses the later ones exactly as an uninterrupted run would."""
+    assert config.pool is not None and config.seats is not None
+    assert config.round_games is not None
+    seating = AdaptiveSeating(config.pool, config.seats, seed=config.seed,
+                              role_seats=config.role_seats())
+    recorded = read_rounds(out, config.pool)
+    size = config.round_games
+    in_processes = workers > 1
+    if in_processes:
+        index.close()  # each process opens its own connection
+    with TournamentProgress(config.games, already_done=stats.skipped, enabled=progress,
+                            budget=budget.progress_text if budget else None) as bar:
+        for r, start in enumerate(range(0, config.games, size)):
+            n = min(size, config.games - start)
+            if r < len(recorded):
+                if len(recorded[r]) != n:
+                    raise ConfigError(f"{out / SEATING_FILE}: round {r} has "
+                                      f"{len(recorded[r])} games, this tournament {n}")
+                tables = seating.next_round(n, recorded[r])
+            else:
+                tables = seating.next_round(n)
+                append_round(out, config.pool, r, tables, durable=durable)
+            specs = [GameSpec(start + k, config.seed + start + k, t)
+                     for k, t in enumerate(tables)]
+            todo = [g for g in specs if g.id not in finished]
+            if todo and in_processes:
+                await _run_processes(config, out, todo, stats, spec_by_id, factory,
+                                     workers=min(workers, len(todo)),
+                                     concurrency=concurrency, durable=durable,
+                                     retry_aborted=retry_aborted, progress=progress,
+                                     planned=config.games, bar=bar)
+            elif todo:
+                await _play_share(config, out, index, todo, stats, spec_by_id, factory,
+                                  concurrency=concurrency, durable=durable,
+                                  retry_aborted=retry_aborted, progress=progress,
+                                  planned=config.games, budget=budget, bar=bar)
+                index.flush()  # places the round's transcripts
+            if budget is not None and budget.stopped is not None:
+                return  # a cap: the next round is chosen by the run that continues
+            for g in specs:
+                assert g.players is not None
+                seating.record(g.players, _ranks(out, g))
+
+
+def _ranks(out: Path, spec: GameSpec) -> list[int] | None:
+    """Each seat's placement in `spec`'s finished game (None: aborted, invalid, missing)."""
+    result = result_line(transcript_path(out, spec.id))
+    if not result or result.get("status") != "completed":
+        return None
+    placements = result.get("placements") or {}
+    if (result.get("summary") or {}).get("valid") is False:
+        return None
+    try:
+        return [int(placements[str(i + 1)]) for i in range(len(spec.players or ()))]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                       todo: list[GameSpec], stats: RunStats,
                       spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None, *,
                       concurrency: int, durable: bool, retry_aborted: bool, progress: bool,
                       planned: int, report: Any = None,
-                      budget: BudgetGuard | None = None) -> None:
+                      budget: BudgetGuard | None = None,
+                      bar: TournamentProgress | None = None) -> None:
     """Play `todo` on this event loop with `concurrency` games at a time. `report(failed,
     tokens, dollars)` (a worker process) is told of each finished game instead of a
-    progress bar."""
+    progress bar. `bar`: a progress bar that outlives this call (adaptive rounds)."""
     # Finished games whose rows wait for the index's next commit: their transcripts
     # stay `.part` until then, so after a kill -9 every transcript in place has its
     # row (a `.part` is removed and replayed on resume, as any unfinished game).
@@ -207,9 +291,9 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
             os.replace(part, final)
 
     index.before_commit = place
-    with TournamentProgress(planned, already_done=stats.skipped,
-                            enabled=progress and report is None,
-                            budget=budget.progress_text if budget else None) as bar:
+    with nullcontext(bar) if bar is not None else TournamentProgress(
+            planned, already_done=stats.skipped, enabled=progress and report is None,
+            budget=budget.progress_text if budget else None) as bar:
         pending: Iterator[GameSpec] = iter(todo)
 
         def finished(failed: bool, tokens: int, dollars: float) -> None:
@@ -275,7 +359,7 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
                          stats: RunStats, spec_by_id: dict[str, tuple[int, int]],
                          factory: LLMFactory | None, *, workers: int, concurrency: int,
                          durable: bool, retry_aborted: bool, progress: bool,
-                         planned: int) -> RunStats:
+                         planned: int, bar: TournamentProgress | None = None) -> RunStats:
     """`workers` forked processes, each playing every `workers`-th game of `todo` with
     its share of `concurrency`; they tell this one about each game (for the progress bar)
     and their totals. The folder was prepared once, here, before the fork."""
@@ -291,7 +375,8 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
     for p in procs:
         p.start()
     errors: list[tuple[str, str]] = []
-    with TournamentProgress(planned, already_done=stats.skipped, enabled=progress) as bar:
+    with nullcontext(bar) if bar is not None else TournamentProgress(
+            planned, already_done=stats.skipped, enabled=progress) as bar:
         running = len(procs)
         try:
             while running:
@@ -410,7 +495,7 @@ def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
     game = get_game(config.game)
     everyone = set(config.pool or ())
     seen: set[str] = set()
-    for i, spec in enumerate(config.plan()):
+    for i, spec in enumerate(config.seated_plan()):
         seats = set(spec.players or ())
         if i > 0 and seats <= seen:
             if seen >= everyone:

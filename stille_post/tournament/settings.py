@@ -42,6 +42,7 @@ from stille_post.tournament.config import (
     TournamentConfig,
 )
 from stille_post.tournament.limits import ProviderLimit, RateLimits
+from stille_post.tournament.seating import DEFAULT_ROUND_GAMES
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,13 @@ class TournamentSettings(BaseModel):
     pool: Annotated[SeatList | None, Flag(
         ("--pool",), "models or bots to seat from, comma-separated; --seats per game", str,
         _csv("--pool"))] = None
-    seating: Annotated[Literal["balanced", "sampled"], Flag(
-        ("--seating",), "with --pool: balanced (rotation; everyone meets evenly) | sampled",
-        str)] = "balanced"
+    seating: Annotated[Literal["balanced", "sampled", "adaptive"], Flag(
+        ("--seating",), "with --pool: balanced (rotation; everyone meets evenly) | sampled "
+        "| adaptive (rounds seated from the ratings so far)", str)] = "balanced"
+    round_games: Annotated[int | None, Field(ge=1, le=MAX_GAMES), Flag(
+        ("--round-games",), "with --seating adaptive: games per round, each round seated "
+        f"from the ratings of the rounds before [default: {DEFAULT_ROUND_GAMES}]",
+        int)] = None
     seats: Annotated[int | None, Field(ge=2), Flag(
         ("--seats",), "seats per game (the game's num_players) [default: the game's "
         "default]", int)] = None
@@ -288,6 +293,21 @@ class TournamentSettings(BaseModel):
         return path
 
     @model_validator(mode="after")
+    def _adaptive_rules(self) -> TournamentSettings:
+        # KeyProblem: the message names the setting, wherever it was given.
+        if self.seating == "adaptive":
+            if not self.pool:
+                raise KeyProblem("seating", "adaptive needs a pool (--pool MODEL,MODEL,...)")
+            if self.shard:
+                # A shard would need the other shards' results to choose its next round.
+                raise KeyProblem("shard", "--seating adaptive cannot be split with --shard: "
+                                 "each round's seats depend on every earlier game; use "
+                                 "--workers")
+        elif self.round_games is not None:
+            raise KeyProblem("round_games", "for --seating adaptive only")
+        return self
+
+    @model_validator(mode="after")
     def _run_rules(self) -> TournamentSettings:
         if (self.workers or 1) > 1 and self.rate_limits:
             # Each process would keep its own buckets and allow the whole rate.
@@ -317,7 +337,9 @@ class TournamentSettings(BaseModel):
             seats=seats if self.pool else None,
             options={k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
             shard=Shard.parse(self.shard) if self.shard else None,
-            roles=dict(self.roles), preset=self.preset)
+            roles=dict(self.roles), preset=self.preset,
+            round_games=(self.round_games or DEFAULT_ROUND_GAMES)
+            if self.pool and self.seating == "adaptive" else None)
 
     def limits(self) -> RateLimits:
         return RateLimits(dict(ProviderLimit.parse(f"{k}={v}")
@@ -351,6 +373,8 @@ class TournamentSettings(BaseModel):
             **{k: v for k, v in run.items() if k in RUN_FIELDS}}
         if config.seating != "fixed":
             layer["seating"] = config.seating
+        if config.round_games is not None:
+            layer["round_games"] = config.round_games
         if "models" in layer:
             layer["models"] = Path(str(layer["models"]))
         if isinstance(layer.get("rate_limits"), list):  # written before this model
