@@ -311,10 +311,11 @@ class TournamentSettings(BaseModel):
     def _run_rules(self) -> TournamentSettings:
         if (self.workers or 1) > 1 and self.rate_limits:
             # Each process would keep its own buckets and allow the whole rate.
-            raise ValueError("rate limits need --workers 1")
+            raise KeyProblem("rate_limits", "rate limits need --workers 1")
         if (self.workers or 1) > 1 and (self.budget_usd or self.max_tokens):
             # Each process would count only its own spend.
-            raise ValueError("a budget needs --workers 1")
+            raise KeyProblem("budget_usd" if self.budget_usd else "max_tokens",
+                             "a budget needs --workers 1")
         return self
 
     # --- what the rest of the package uses -----------------------------------------------

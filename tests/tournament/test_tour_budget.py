@@ -203,7 +203,11 @@ def test_report_shows_the_spend_per_model(full: Path) -> None:
     (["--budget-usd", "0"], "--budget-usd: Input should be greater than 0"),
     (["--budget-usd", "-2"], "--budget-usd: Input should be greater than 0"),
     (["--max-tokens", "0"], "--max-tokens: Input should be greater than 0"),
-    (["--budget-usd", "1", "--workers", "2"], "a budget needs --workers 1"),
+    # The message names the option that conflicts (it used to be "error: : a budget...").
+    (["--budget-usd", "1", "--workers", "2"], "error: --budget-usd: a budget needs --workers 1"),
+    (["--max-tokens", "9", "--workers", "2"], "error: --max-tokens: a budget needs --workers 1"),
+    (["--rate-limit", "openai=60", "--workers", "2"],
+     "error: --rate-limit: rate limits need --workers 1"),
     (["--budget-usd", "1", "--players",
       "openai-compatible:unpriced@http://127.0.0.1:9/v1,detective,random,gambler"],
      "has none"),
