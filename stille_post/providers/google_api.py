@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+from collections.abc import Awaitable
 from typing import Any
 
 from stille_post.providers._common import (
@@ -36,7 +37,14 @@ from stille_post.providers._common import (
     resolve_key,
     tls_context,
 )
-from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.base import (
+    ChatRequest,
+    Completion,
+    MalformedReply,
+    Message,
+    ToolCall,
+    Usage,
+)
 from stille_post.providers.retry import RetryPolicy, limiter_for
 
 GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
@@ -255,10 +263,35 @@ class GoogleProvider:
         contents = to_google_contents(request)
         config = self._config(request)
         resp = await self.policy.run(
-            lambda: self.client.aio.models.generate_content(
-                model=self.model, contents=contents, config=config),
+            lambda: _readable(self.client.aio.models.generate_content(
+                model=self.model, contents=contents, config=config)),
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url, self.alias),
         )
         return read_completion(completion_from_google, resp, self.model,
                                f"{self.kind}:{self.model}")
+
+
+async def _readable(call: Awaitable[Any]) -> Any:
+    """The SDK's answer, or `MalformedReply` when the SDK itself cannot convert a 200 body:
+    google-genai walks the parsed JSON in its `*_from_mldev` / `*_from_vertex` functions
+    assuming an object, so a body that is a bare number or list raises a TypeError (or an
+    AttributeError, ...) there. That is the server's bad answer, retried once and then
+    re-asked like any unreadable reply; an error raised anywhere else stays what it is."""
+    try:
+        return await call
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        if not _raised_converting_a_response(exc):
+            raise
+        raise MalformedReply("the answer is not the API's shape "
+                             f"({type(exc).__name__} in the SDK's conversion)") from None
+
+
+def _raised_converting_a_response(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_name
+        if name.endswith(("_from_mldev", "_from_vertex")):
+            return True
+        tb = tb.tb_next
+    return False
