@@ -230,7 +230,6 @@ def _param(case: Case) -> object:
 @pytest.fixture(scope="module")
 def fixtures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("bad-inputs")
-    script = console_script()
     paths: dict[str, Path] = {
         "tmp": tmp, "dir": tmp / "a-folder", "missing": tmp / "no-such-file",
         "garbage": tmp / "garbage.txt", "nonutf8": tmp / "latin1.toml",
@@ -246,9 +245,11 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     paths["cassette_empty"].write_text("interactions: []\nversion: 1\n", encoding="utf-8")
     # A small finished tournament of bots, and damaged copies of it.
     tour = tmp / "tour"
-    subprocess.run([script, "tournament", "stille-post", "--games", "3", "--players", BOTS,
-                    "--seed", "1", "--out", str(tour), "--no-fsync"], check=True,
-                   capture_output=True, timeout=120)
+    # Forked like the cases (tests/clirun.py): a fresh interpreter costs a second here.
+    (made,) = run_many([["tournament", "stille-post", "--games", "3", "--players", BOTS,
+                         "--seed", "1", "--out", str(tour), "--no-fsync"]], cwd=tmp,
+                       env=keyless_env(), timeout=120)
+    assert made.returncode == 0, made.stderr
     paths["tour"] = tour
     for name in ("tour_garbage_line", "tour_bad_config", "tour_bad_index"):
         shutil.copytree(tour, tmp / name)
