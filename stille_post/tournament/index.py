@@ -178,6 +178,12 @@ class GameIndex:
             d["summary"] = json.loads(d["summary"])
             yield IndexRow(**d)
 
+    def check(self) -> None:
+        """Read every id (as `ids` does, without keeping them): raises
+        `sqlite3.DatabaseError` on a damaged index."""
+        for _ in self._db.execute("SELECT id FROM games"):
+            pass
+
     def brief(self) -> Iterator[tuple[str, int, str, str]]:
         """(id, idx, status, transcript) of every row, by idx: what a summary needs,
         streamed (no JSON decoded, nothing kept)."""

@@ -102,8 +102,12 @@ def rate_once_fast(games: Sequence[RatedGame], rater: FastRater | None = None
     return {k: _as_rating(*v) for k, v in ratings.items()}
 
 
-# Passes use the fast path; False puts the package itself back in every pass.
+# Passes use the fast paths; False puts the package itself back in every pass.
 FAST = True
+# From this many rate calls (games x passes) on, passes run compiled (tournament/passes.py,
+# bit-equal to `FastRater`): loading the compiled code costs ~1 s of CPU and ~130 MiB
+# (numba and LLVM), which a small report would not win back. 0: always compiled.
+COMPILED_MIN_CALLS = 20_000
 
 
 def _pass(args: tuple[Sequence[RatedGame], int, int]) -> dict[str, tuple[float, float]]:
@@ -153,8 +157,9 @@ def trueskill_passes(games: Iterable[RatedGame] | GameTable, *, passes: int = DE
     `clean_only` rates only a `GameTable`'s clean games.
 
     Each pass has its own seed and the passes are averaged in pass order, so the result
-    is the same, to the bit, for any `workers` (None: `auto_workers`). The passes run
-    compiled (tournament/passes.py); `FAST = False` runs the `trueskill` package instead.
+    is the same, to the bit, for any `workers` (None: `auto_workers`). Many passes run
+    compiled (tournament/passes.py), few with `FastRater`: the same numbers to the bit.
+    `FAST = False` runs the `trueskill` package instead.
     `on_pass(n)` is called as passes finish (for a progress bar)."""
     table = as_table(games)
     positions = table.positions(clean_only=True) if clean_only else None
@@ -162,7 +167,7 @@ def trueskill_passes(games: Iterable[RatedGame] | GameTable, *, passes: int = DE
     if workers is None:
         workers = auto_workers(count, passes)
     per_pass: list[dict[str, tuple[float, float]]]
-    if not FAST:
+    if not FAST or count * passes < COMPILED_MIN_CALLS:
         chosen = list(table) if positions is None else [table.game(g) for g in positions]
         per_pass = []
         for p in range(passes):

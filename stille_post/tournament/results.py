@@ -92,7 +92,7 @@ def _open_index(folder: Path) -> GameIndex | None:
         return None
     try:
         index.count()
-        index.ids()
+        index.check()
         return index
     except sqlite3.DatabaseError:
         index.close()
@@ -140,10 +140,10 @@ def ensure_index(folder: Path, config: TournamentConfig) -> GameIndex:
 
 
 def _transcript_names(games: Path) -> Iterator[str]:
-    """The names `games.glob("*.jsonl")` would give, streamed from the directory."""
+    """The names `games.glob("*.jsonl")` gives (dot files too), streamed."""
     with os.scandir(games) as entries:
         for entry in entries:
-            if entry.name.endswith(".jsonl") and not entry.name.startswith("."):
+            if entry.name.endswith(".jsonl"):
                 yield entry.name
 
 

@@ -148,7 +148,7 @@ def _sorted_transcripts(games: Path) -> Iterator[Path]:
             db.execute("CREATE TABLE names (cut INTEGER, name TEXT)")
             with os.scandir(games) as entries:
                 db.executemany("INSERT INTO names VALUES (?, ?)", (
-                    (cut, e.name) for e in entries if not e.name.startswith(".")
+                    (cut, e.name) for e in entries
                     for cut, match in ((0, e.name.endswith(".jsonl")),
                                        (1, f".jsonl{CUT_MARK}" in e.name)) if match))
             # BINARY order is UTF-8 byte order, which is Python's code point order.
