@@ -43,7 +43,7 @@ from typing import Any
 
 from stille_post.tournament import TournamentConfig, run_tournament
 from stille_post.tournament.config import GameSpec
-from stille_post.tournament.index import GameIndex, IndexRow
+from stille_post.tournament.index import GameIndex
 from stille_post.tournament.results import GAMES_DIR
 
 SEED = 1

@@ -1,12 +1,20 @@
-"""Print the report and the summary of two small fixed-seed bot folders (run once against
-main's code to make the golden file)."""
-import asyncio, json, sys, tempfile
-from pathlib import Path
-from stille_post.tournament import TournamentConfig, run_tournament
-from stille_post.tournament.results import aggregate, load_results
-from stille_post.tournament.report import build_report
+"""Print the summary and the report of two small fixed-seed bot folders as JSON.
 
-def strip(d):
+Run once against main's code before the streaming change (PYTHONPATH=<main's tree>) to
+write streamed_golden.json; tests/perf/test_streamed_results.py runs it against the
+current code and compares."""
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from stille_post.tournament import TournamentConfig, run_tournament
+from stille_post.tournament.report import build_report
+from stille_post.tournament.results import aggregate, load_results
+
+
+def strip(d):  # noqa: ANN001, ANN201 - kept as it ran against main
     if isinstance(d, dict):
         return {k: strip(v) for k, v in d.items() if k not in ("folder", "out")}
     if isinstance(d, list):
