@@ -14,7 +14,7 @@ from stille_post.tournament.report import build_report
 from stille_post.tournament.results import aggregate, load_results
 
 
-def strip(d):  # noqa: ANN001, ANN201 - kept as it ran against main
+def strip(d):
     if isinstance(d, dict):
         return {k: strip(v) for k, v in d.items() if k not in ("folder", "out")}
     if isinstance(d, list):
