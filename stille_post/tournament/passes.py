@@ -1,6 +1,6 @@
 """TrueSkill passes in compiled code (numba): `ratings.trueskill_passes` runs here.
 
-`_rate_pass` is `ratings.rate_once_fast` over a whole pass, compiled: `FastRater.rate`
+`rate_pass` is `ratings.rate_once_fast` over a whole pass, compiled: `FastRater.rate`
 ported line by line (the same factor schedule, the same floating-point operations in the
 same order), with exp and pow taken from libm as Python's `math.exp` and `**` take them.
 It equals `FastRater` to the bit, hence the `trueskill` package to 1e-9
@@ -9,29 +9,21 @@ update is a difference of two nearly equal cdfs, so one ulp of numpy's own exp b
 1e-8 in a rating, and with libm's exp called per element, ten iterations of a tied game
 cost ~3,000 small numpy calls per step: 3x too slow for the target.
 
-The pass order is `ratings._pass`'s: the positions shuffled by
-`random.Random(f"{seed}:pass:{p}")` (the permutation depends only on the length, so
-shuffling positions equals shuffling the list of games). A pass needs 4 bytes per game for
-its order and the table's arrays (tournament/ratings.py `GameTable`), nothing per game
-besides.
+It reads the games as `ratings.GameTable`'s arrays (`ratings.CompiledPasses` hands them
+over, with each pass's order): nothing per game besides them and the order.
 
-A module of its own so that importing `ratings` (the CLI does, at start) imports neither
-numpy nor numba. The compiled code is cached beside this file (`cache=True`), so only the
-first report after an install pays the compile (a few seconds).
+A module of its own, knowing nothing of `ratings`, so that importing `ratings` (the CLI
+does, at start) imports neither numpy nor numba. The compiled code is cached beside this
+file (`cache=True`), so only the first report after an install pays the compile (~3 s).
 """
 
 from __future__ import annotations
 
 import math
-import random
-from array import array
-from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
 import trueskill
-
-from stille_post.tournament.ratings import FastRater, GameTable, _as_rating, environment
 
 _INF = math.inf
 # Python's `x ** 2` and `x ** -2` call libm's pow; with a literal exponent LLVM would turn
@@ -377,71 +369,20 @@ def _rate_pass(order: np.ndarray, start: np.ndarray, labels: np.ndarray, ranks: 
     return OK
 
 
-_DTYPE = {"H": np.uint16, "h": np.int16, "I": np.uint32, "q": np.int64, "Q": np.uint64}
-
-
-def _view(arr: array[int]) -> np.ndarray:
-    """The array's memory as numpy sees it (no copy)."""
-    return np.frombuffer(arr, dtype=_DTYPE[arr.typecode]) if len(arr) else \
-        np.zeros(0, _DTYPE[arr.typecode])
-
-
-class CompiledPasses:
-    """Passes over one `GameTable` (its arrays viewed, not copied)."""
-
-    def __init__(self, table: GameTable, env: trueskill.TrueSkill | None = None) -> None:
-        self.env = env or environment()
-        FastRater(self.env)  # the same checks of the environment
-        self.margin = trueskill.calc_draw_margin(self.env.draw_probability, 2, self.env)
-        self.table = table
-        self.labels = _view(table._seat_label)
-        self.ranks = _view(table._seat_rank)
-        self.start = _view(table._start)
-        self.selfplay = np.frombuffer(table._selfplay, dtype=np.bool_) if len(table) \
-            else np.zeros(0, np.bool_)
-        sizes = np.diff(self.start.astype(np.int64)) if len(table) else np.zeros(0)
-        self.slots = int(max(2, sizes.max())) if len(sizes) else 2
-
-    def order(self, positions: array[int] | None, seed: int, p: int) -> np.ndarray:
-        """Pass p's order: `positions` (None: every game) as `ratings._pass` shuffles."""
-        m = len(self.table) if positions is None else len(positions)
-        row = np.arange(m, dtype=np.uint32) if positions is None else _view(positions).copy()
-        # random.shuffle swaps items in place through the buffer: no list of a million ints.
-        random.Random(f"{seed}:pass:{p}").shuffle(memoryview(row))  # type: ignore[arg-type]
-        return row
-
-    def rate(self, order: np.ndarray) -> dict[str, tuple[float, float]]:
-        """`ratings.rate_once_fast` of the games in this order."""
-        env = self.env
-        nlab = max(1, len(self.table.labels))
-        mu_tab = np.full(nlab, float(env.mu))
-        sg_tab = np.full(nlab, float(env.sigma))
-        seen = np.zeros(nlab, np.bool_)
-        status = _rate_pass(order, self.start, self.labels, self.ranks, self.selfplay,
-                            mu_tab, sg_tab, seen, float(env.mu), float(env.sigma),
-                            float(env.beta ** 2), float(env.tau ** 2), float(self.margin),
-                            float(trueskill.DELTA), 1 * math.sqrt(2),
-                            1 / math.sqrt(2 * math.pi) * abs(1), _TWO, _MINUS_TWO,
-                            self.slots)
-        if status != OK:
-            # Where Python raises (a degenerate game): the scalar path raises it.
-            from stille_post.tournament.ratings import rate_once_fast
-
-            rate_once_fast([self.table.game(int(g)) for g in order], FastRater(env))
-            raise FloatingPointError("TrueSkill failed on a degenerate game")
-        mus, sgs = mu_tab.tolist(), sg_tab.tolist()
-        return {self.table.labels[i]: _as_rating(mus[i], sgs[i])
-                for i in np.flatnonzero(seen).tolist()}
-
-
-def run_batch(table: GameTable, positions: array[int] | None, seed: int,
-              numbers: Sequence[int], on_pass: Callable[[int], None] | None = None
-              ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
-    """Passes `numbers` over the games at `positions` (None: every game of the table)."""
-    passes = CompiledPasses(table)
-    out = []
-    for p in numbers:
-        out.append((p, passes.rate(passes.order(positions, seed, p))))
-        if on_pass is not None:
-            on_pass(1)
-    return out
+def rate_pass(order: np.ndarray, start: np.ndarray, labels: np.ndarray, ranks: np.ndarray,
+              selfplay: np.ndarray, labels_count: int, env: trueskill.TrueSkill,
+              slots: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """One pass over the games in `order` (positions into the seat arrays: game g's seats
+    are `start[g]:start[g + 1]`, each with its label's number and its rank). Returns
+    (OK or FAILED, mu and sigma per label as `rate_once_fast` keeps them, which labels
+    were rated). `env` must pass `FastRater`'s checks."""
+    mu_tab = np.full(max(1, labels_count), float(env.mu))
+    sg_tab = np.full(max(1, labels_count), float(env.sigma))
+    seen = np.zeros(max(1, labels_count), np.bool_)
+    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
+    status = _rate_pass(order, start, labels, ranks, selfplay, mu_tab, sg_tab, seen,
+                        float(env.mu), float(env.sigma), float(env.beta ** 2),
+                        float(env.tau ** 2), float(margin), float(trueskill.DELTA),
+                        1 * math.sqrt(2), 1 / math.sqrt(2 * math.pi) * abs(1), _TWO,
+                        _MINUS_TWO, slots)
+    return int(status), mu_tab, sg_tab, seen

@@ -131,8 +131,6 @@ def _init_worker(table: GameTable, positions: array[int] | None) -> None:
 
 def _batch_in_worker(seed: int, numbers: Sequence[int]
                      ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
-    from stille_post.tournament.passes import run_batch
-
     assert _WORKER_TABLE is not None
     return run_batch(_WORKER_TABLE, _WORKER_POSITIONS, seed, numbers)
 
@@ -175,8 +173,6 @@ def trueskill_passes(games: Iterable[RatedGame] | GameTable, *, passes: int = DE
             if on_pass is not None:
                 on_pass(1)
     else:
-        from stille_post.tournament.passes import run_batch
-
         # Small batches keep the progress bar moving and the cores evenly loaded.
         size = max(1, min(8, passes // (4 * workers)))
         batches = [list(range(i, min(i + size, passes))) for i in range(0, passes, size)]
@@ -348,6 +344,77 @@ class GameTable:
 
 def as_table(games: Iterable[RatedGame] | GameTable) -> GameTable:
     return games if isinstance(games, GameTable) else GameTable(games)
+
+
+_DTYPES = {"H": "uint16", "h": "int16", "I": "uint32", "q": "int64", "Q": "uint64"}
+
+
+def _view(arr: array[int]) -> Any:
+    """The array's memory as a numpy array (no copy)."""
+    import numpy as np
+
+    return np.frombuffer(arr, dtype=_DTYPES[arr.typecode]) if len(arr) else \
+        np.zeros(0, _DTYPES[arr.typecode])
+
+
+class CompiledPasses:
+    """Passes over one `GameTable` in compiled code (tournament/passes.py), its arrays
+    viewed, not copied."""
+
+    def __init__(self, table: GameTable, env: trueskill.TrueSkill | None = None) -> None:
+        import numpy as np
+
+        self.env = env or environment()
+        FastRater(self.env)  # the same checks of the environment
+        self.table = table
+        self.labels = _view(table._seat_label)
+        self.ranks = _view(table._seat_rank)
+        self.start = _view(table._start)
+        self.selfplay = np.frombuffer(table._selfplay, dtype=np.bool_) if len(table) \
+            else np.zeros(0, np.bool_)
+        sizes = np.diff(self.start.astype(np.int64)) if len(table) else np.zeros(0)
+        self.slots = int(max(2, sizes.max())) if len(sizes) else 2
+
+    def order(self, positions: array[int] | None, seed: int, p: int) -> Any:
+        """Pass p's order, as `_pass` shuffles the list of games: `positions` (None:
+        every game) shuffled by the same generator (the permutation depends only on the
+        length). 4 bytes per game, swapped in place: no list of a million ints."""
+        import numpy as np
+
+        m = len(self.table) if positions is None else len(positions)
+        row = np.arange(m, dtype=np.uint32) if positions is None else _view(positions).copy()
+        random.Random(f"{seed}:pass:{p}").shuffle(memoryview(row))  # type: ignore[arg-type]
+        return row
+
+    def rate(self, order: Any) -> dict[str, tuple[float, float]]:
+        """`rate_once_fast` of the table's games in this order."""
+        import numpy as np
+
+        from stille_post.tournament.passes import OK, rate_pass
+
+        status, mu_tab, sg_tab, seen = rate_pass(
+            order, self.start, self.labels, self.ranks, self.selfplay,
+            len(self.table.labels), self.env, self.slots)
+        if status != OK:
+            # Where Python raises (a degenerate game): the scalar path raises it.
+            rate_once_fast([self.table.game(int(g)) for g in order], FastRater(self.env))
+            raise FloatingPointError("TrueSkill failed on a degenerate game")
+        mus, sgs = mu_tab.tolist(), sg_tab.tolist()
+        return {self.table.labels[i]: _as_rating(mus[i], sgs[i])
+                for i in np.flatnonzero(seen).tolist()}
+
+
+def run_batch(table: GameTable, positions: array[int] | None, seed: int,
+              numbers: Sequence[int], on_pass: Callable[[int], None] | None = None
+              ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
+    """Passes `numbers` over the games at `positions` (None: every game of the table)."""
+    passes = CompiledPasses(table)
+    out = []
+    for p in numbers:
+        out.append((p, passes.rate(passes.order(positions, seed, p))))
+        if on_pass is not None:
+            on_pass(1)
+    return out
 
 
 # --- a faster TrueSkill for one-player teams ------------------------------------------------
