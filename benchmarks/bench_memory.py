@@ -20,7 +20,7 @@ Each measurement runs in a fresh child process; its peak RSS is the kernel's
 - report: `stille-post report FOLDER --json --no-cache --workers 1 --passes P`.
 A baseline child (imports only) gives the interpreter's own RSS.
 
-Options: --sizes 1000,10000,100000,1000000  --report-max 100000 (larger folders: summary
+Options: --sizes 1000,10000,100000,1000000 (or $BENCH_MEMORY_SIZES)  --report-max 100000 (larger folders: summary
 only)  --passes 100  --template 50  --dir PATH (where to build; default a temporary
 folder, removed at the end)  --json.
 """
@@ -181,7 +181,10 @@ def run(sizes: list[int], report_max: int, passes: int, template_games: int,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks memory")
-    ap.add_argument("--sizes", default="1000,10000,100000,1000000")
+    # BENCH_MEMORY_SIZES lets `nox -s bench` (every benchmark) run it smaller: the 1M
+    # folder takes ~15 GB and ~20 minutes here.
+    ap.add_argument("--sizes", default=os.environ.get("BENCH_MEMORY_SIZES",
+                                                      "1000,10000,100000,1000000"))
     ap.add_argument("--report-max", type=int, default=100_000)
     ap.add_argument("--passes", type=int, default=100)
     ap.add_argument("--template", type=int, default=50)
