@@ -20,9 +20,9 @@ Each measurement runs in a fresh child process; its peak RSS is the kernel's
 - report: `stille-post report FOLDER --json --no-cache --workers 1 --passes P`.
 A baseline child (imports only) gives the interpreter's own RSS.
 
-Options: --sizes 1000,10000,100000,1000000 (or $BENCH_MEMORY_SIZES)  --report-max 100000 (larger folders: summary
-only)  --passes 100  --template 50  --dir PATH (where to build; default a temporary
-folder, removed at the end)  --json.
+Options: --sizes 1000,10000,100000,1000000 (or $BENCH_MEMORY_SIZES)  --report-max 100000
+(larger folders: summary only)  --passes 100  --template 50  --dir PATH (where to build;
+default a temporary folder, removed at the end)  --json.
 """
 
 from __future__ import annotations
