@@ -5,7 +5,10 @@
    critical path x latency) / C. The figure is wall time / ideal; 1.0 is perfect.
 2. Memory across many bot games: RSS sampled every 0.25 s by a thread while the games
    stream to disk (not tracemalloc: it slows the games about 3x); also games per second.
-3. Rating time: synthetic 4-seat placements, TrueSkill passes.
+3. Rating time: synthetic 4-seat placements (12 models, 30 % with a tie for first),
+   TrueSkill passes (compiled once the games x passes are many: tournament/passes.py);
+   wall and CPU (worker processes included). Run it alone, e.g.
+   `python -c "from benchmarks.bench_tournament import rating; print(rating(10000, 100, 1))"`.
 
 Sizes come from the environment so CI can run it smaller:
     BENCH_EFF_GAMES=500 BENCH_EFF_CONCURRENCY=64 BENCH_EFF_LATENCY=0.2
@@ -147,11 +150,12 @@ def rating(games: int, passes: int, workers: int) -> dict[str, float]:
             ranks = [1, 1, 3, 4]  # ties, as in simultaneous Stille Post winners
         synthetic.append(RatedGame(str(g), tuple(zip(seats, ranks, strict=True)),
                                    tuple(r == 1 for r in ranks)))
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _cpu()
     trueskill_passes(synthetic, passes=passes, seed=0, workers=workers)
     wall = time.perf_counter() - t0
+    cpu = _cpu() - cpu0  # the worker processes' too (they have ended)
     return {"games": games, "passes": passes, "workers": workers, "wall_s": wall,
-            "ms_per_rate_call": wall * 1000 * workers / (games * passes)}
+            "cpu_s": cpu, "ms_per_rate_call": cpu * 1000 / (games * passes)}
 
 
 def main() -> None:
@@ -175,7 +179,8 @@ def main() -> None:
     rate = rating(int(_env("BENCH_RATE_GAMES", 10_000)), int(_env("BENCH_RATE_PASSES", 100)),
                   int(_env("BENCH_RATE_WORKERS", 2)))
     print(f"   rating: {rate['games']} games x {rate['passes']} passes on {rate['workers']} "
-          f"workers: {rate['wall_s']:.1f} s ({rate['ms_per_rate_call']:.2f} ms per rate call)")
+          f"workers: {rate['wall_s']:.1f} s wall, {rate['cpu_s']:.1f} s CPU "
+          f"({rate['ms_per_rate_call']:.3f} ms of CPU per rate call)")
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ nothing, so its players may have no adherence row.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from stille_post.core.transcript import Transcript
 from stille_post.games.kit.adherence import ERROR_KINDS, SeatAdherence
@@ -65,13 +65,24 @@ class _Record:
     games: Counter[str] = field(default_factory=Counter)
 
 
+class RatedLog(Protocol):
+    """Where the rated games go, with their clean flag: a list, or the report's compact
+    table (a million games)."""
+
+    def append(self, item: tuple[RatedGame, bool], /) -> None: ...
+
+    def __iter__(self) -> Iterator[tuple[RatedGame, bool]]: ...
+
+
 @dataclass
 class AdherenceReport:
     """Fed one transcript at a time (with its rated game, if it has one)."""
 
     players: defaultdict[str, SeatAdherence] = field(
         default_factory=lambda: defaultdict(SeatAdherence))
-    rated: list[tuple[RatedGame, bool]] = field(default_factory=list)  # (game, clean)
+    rated: RatedLog = field(default_factory=lambda: list[tuple[RatedGame, bool]]())
+    rated_count: int = 0
+    clean_count: int = 0
     _survival: defaultdict[str, _Record] = field(default_factory=lambda: defaultdict(_Record))
 
     def feed(self, t: Transcript, game: RatedGame | None) -> bool:
@@ -84,6 +95,8 @@ class AdherenceReport:
         clean = not forfeited
         if game is not None:
             self.rated.append((game, clean))
+            self.rated_count += 1
+            self.clean_count += clean
             # The rated game's seats are in the order of the placements' seat numbers.
             seats = sorted(int(s) for s in (t.result or {}).get("placements") or {})
             won = game.won or (False,) * game.n
@@ -124,14 +137,14 @@ class AdherenceReport:
                          "win_rate": ratio(rec.won[bucket], rec.games[bucket]),
                          "ci": wilson(rec.won[bucket], rec.games[bucket])}
                 for bucket in ("opponent_forfeited", "clean")}
-        clean = [g for g, ok in self.rated if ok]
-        with_forfeits = len(self.rated) - len(clean)
+        with_forfeits = self.rated_count - self.clean_count
         top = [str(r["player"]) for r in board[:TOP_RANKS]]
         clean_top: list[str] | None = None
-        if with_forfeits:
+        if with_forfeits:  # only then are the clean games gathered
+            clean = [g for g, ok in self.rated if ok]
             clean_board = rerate(clean) if clean else []
             clean_top = [str(r["player"]) for r in clean_board[:TOP_RANKS]]
         changed = clean_top is not None and clean_top != top[:len(clean_top) or TOP_RANKS]
-        return {"games_with_forfeits": with_forfeits, "clean_games": len(clean),
+        return {"games_with_forfeits": with_forfeits, "clean_games": self.clean_count,
                 "top": top, "clean_top": clean_top, "top_ranks_change": changed,
                 "players": players}

@@ -178,6 +178,29 @@ class GameIndex:
             d["summary"] = json.loads(d["summary"])
             yield IndexRow(**d)
 
+    def check(self) -> None:
+        """Read every id (as `ids` does, without keeping them): raises
+        `sqlite3.DatabaseError` on a damaged index."""
+        for _ in self._db.execute("SELECT id FROM games"):
+            pass
+
+    def brief(self) -> Iterator[tuple[str, int, str, str]]:
+        """(id, idx, status, transcript) of every row, by idx: what a summary needs,
+        streamed (no JSON decoded, nothing kept)."""
+        self.flush()
+        yield from self._db.execute(
+            "SELECT id, idx, status, transcript FROM games ORDER BY idx")
+
+    def lacking(self, ids: list[str]) -> list[str]:
+        """Those of `ids` that have no row (pending rows count as rows)."""
+        self.flush()
+        have: set[str] = set()
+        for i in range(0, len(ids), 500):  # SQLite allows 999 parameters per statement
+            chunk = ids[i:i + 500]
+            have.update(r[0] for r in self._db.execute(
+                f"SELECT id FROM games WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
+        return [i for i in ids if i not in have]
+
     def count(self) -> int:
         """How many games, the rows waiting for their commit included."""
         return (int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])

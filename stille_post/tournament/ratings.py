@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 import os
 import random
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -101,8 +102,12 @@ def rate_once_fast(games: Sequence[RatedGame], rater: FastRater | None = None
     return {k: _as_rating(*v) for k, v in ratings.items()}
 
 
-# Passes use the fast path; False puts the package itself back in every pass.
+# Passes use the fast paths; False puts the package itself back in every pass.
 FAST = True
+# From this many rate calls (games x passes) on, passes run compiled (tournament/passes.py,
+# bit-equal to `FastRater`): loading the compiled code costs ~1 s of CPU and ~130 MiB
+# (numba and LLVM), which a small report would not win back. 0: always compiled.
+COMPILED_MIN_CALLS = 20_000
 
 
 def _pass(args: tuple[Sequence[RatedGame], int, int]) -> dict[str, tuple[float, float]]:
@@ -114,19 +119,20 @@ def _pass(args: tuple[Sequence[RatedGame], int, int]) -> dict[str, tuple[float, 
     return {k: (r.mu, r.sigma) for k, r in rate_once(order).items()}
 
 
-# A worker process gets the games once (initializer), not once per pass: pickling 10,000
-# games for each of 100 passes cost more than the passes saved.
-_WORKER_GAMES: Sequence[RatedGame] = ()
+# A worker process gets the games once (initializer), not once per batch of passes.
+_WORKER_TABLE: GameTable | None = None
+_WORKER_POSITIONS: array[int] | None = None
 
 
-def _init_worker(games: Sequence[RatedGame]) -> None:
-    global _WORKER_GAMES
-    _WORKER_GAMES = games
+def _init_worker(table: GameTable, positions: array[int] | None) -> None:
+    global _WORKER_TABLE, _WORKER_POSITIONS
+    _WORKER_TABLE, _WORKER_POSITIONS = table, positions
 
 
-def _passes_in_worker(seed: int, numbers: Sequence[int]
-                      ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
-    return [(p, _pass((_WORKER_GAMES, seed, p))) for p in numbers]
+def _batch_in_worker(seed: int, numbers: Sequence[int]
+                     ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
+    assert _WORKER_TABLE is not None
+    return run_batch(_WORKER_TABLE, _WORKER_POSITIONS, seed, numbers)
 
 
 # Below this many rate calls (games x passes) one process is faster: starting a pool and
@@ -141,38 +147,49 @@ def auto_workers(games: int, passes: int) -> int:
     return max(1, min(os.cpu_count() or 1, passes))
 
 
-def trueskill_passes(games: Sequence[RatedGame], *, passes: int = DEFAULT_PASSES,
+def trueskill_passes(games: Iterable[RatedGame] | GameTable, *, passes: int = DEFAULT_PASSES,
                      seed: int = 0, workers: int | None = 1,
-                     on_pass: Callable[[int], None] | None = None
-                     ) -> dict[str, dict[str, float]]:
+                     on_pass: Callable[[int], None] | None = None,
+                     clean_only: bool = False) -> dict[str, dict[str, float]]:
     """Mean μ and σ over `passes` shuffled passes (and the spread of μ across passes).
+    `clean_only` rates only a `GameTable`'s clean games.
 
     Each pass has its own seed and the passes are averaged in pass order, so the result
-    is the same, to the bit, for any `workers` (None: `auto_workers`). `on_pass(n)` is
-    called as passes finish (for a progress bar)."""
+    is the same, to the bit, for any `workers` (None: `auto_workers`). Many passes run
+    compiled (tournament/passes.py), few with `FastRater`: the same numbers to the bit.
+    `FAST = False` runs the `trueskill` package instead.
+    `on_pass(n)` is called as passes finish (for a progress bar)."""
+    table = as_table(games)
+    positions = table.positions(clean_only=True) if clean_only else None
+    count = len(table) if positions is None else len(positions)
     if workers is None:
-        workers = auto_workers(len(games), passes)
+        workers = auto_workers(count, passes)
     per_pass: list[dict[str, tuple[float, float]]]
-    if workers > 1 and passes > 1:
-        # Small chunks keep the progress bar moving and the cores evenly loaded.
-        size = max(1, min(8, passes // (4 * workers)))
-        chunks = [list(range(i, min(i + size, passes))) for i in range(0, passes, size)]
-        by_number: dict[int, dict[str, tuple[float, float]]] = {}
-        with ProcessPoolExecutor(workers, initializer=_init_worker,
-                                 initargs=(list(games),)) as pool:
-            futures = [pool.submit(_passes_in_worker, seed, c) for c in chunks]
-            for future in as_completed(futures):
-                done = future.result()
-                by_number.update(done)
-                if on_pass is not None:
-                    on_pass(len(done))
-        per_pass = [by_number[p] for p in range(passes)]
-    else:
+    if not FAST or count * passes < COMPILED_MIN_CALLS:
+        chosen = list(table) if positions is None else [table.game(g) for g in positions]
         per_pass = []
         for p in range(passes):
-            per_pass.append(_pass((games, seed, p)))
+            per_pass.append(_pass((chosen, seed, p)))
             if on_pass is not None:
                 on_pass(1)
+    else:
+        # Small batches keep the progress bar moving and the cores evenly loaded.
+        size = max(1, min(8, passes // (4 * workers)))
+        batches = [list(range(i, min(i + size, passes))) for i in range(0, passes, size)]
+        by_number: dict[int, dict[str, tuple[float, float]]] = {}
+        if workers > 1 and len(batches) > 1:
+            with ProcessPoolExecutor(min(workers, len(batches)), initializer=_init_worker,
+                                     initargs=(table, positions)) as pool:
+                futures = [pool.submit(_batch_in_worker, seed, b) for b in batches]
+                for future in as_completed(futures):
+                    done = future.result()
+                    by_number.update(done)
+                    if on_pass is not None:
+                        on_pass(len(done))
+        else:
+            for b in batches:
+                by_number.update(run_batch(table, positions, seed, b, on_pass))
+        per_pass = [by_number[p] for p in range(passes)]
     out: dict[str, dict[str, float]] = {}
     for label in sorted({k for r in per_pass for k in r}):
         mus = [r[label][0] for r in per_pass if label in r]
@@ -205,12 +222,16 @@ def bootstrap_ci(wins: int, games: int, *, seed: int, resamples: int = DEFAULT_B
     return (float(lo), float(hi))
 
 
-def leaderboard(games: Iterable[RatedGame], *, passes: int = DEFAULT_PASSES, seed: int = 0,
-                workers: int | None = 1, resamples: int = DEFAULT_BOOTSTRAP,
-                on_pass: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
-    """One row per player, sorted by mean μ (best first), then by name."""
-    games = list(games)
-    ts = trueskill_passes(games, passes=passes, seed=seed, workers=workers, on_pass=on_pass)
+def leaderboard(games: Iterable[RatedGame] | GameTable, *, passes: int = DEFAULT_PASSES,
+                seed: int = 0, workers: int | None = 1, resamples: int = DEFAULT_BOOTSTRAP,
+                on_pass: Callable[[int], None] | None = None,
+                clean_only: bool = False) -> list[dict[str, Any]]:
+    """One row per player, sorted by mean μ (best first), then by name. `clean_only`
+    rates only a `GameTable`'s clean games."""
+    table = as_table(games)
+    ts = trueskill_passes(table, passes=passes, seed=seed, workers=workers, on_pass=on_pass,
+                          clean_only=clean_only)
+    games = table.games(clean_only=clean_only)
     played: Counter[str] = Counter()
     wins: Counter[str] = Counter()
     points: defaultdict[str, float] = defaultdict(float)
@@ -248,6 +269,152 @@ def rated_game(game_id: str, players: Mapping[str, str], placements: Mapping[str
                else {s for s in seats if placements[s] == 1})
     return RatedGame(game_id, tuple((players[s], int(placements[s])) for s in seats),
                      tuple(s in winners for s in seats))
+
+
+# --- compact storage of rated games ---------------------------------------------------------
+
+
+def _append(arr: array[int], value: int, wider: str) -> array[int]:
+    """Append `value`, widening the array's type the first time a value does not fit."""
+    try:
+        arr.append(value)
+    except OverflowError:
+        arr = array(wider, arr)
+        arr.append(value)
+    return arr
+
+
+class GameTable:
+    """Rated games in flat typed arrays (a few bytes per seat instead of a `RatedGame`
+    object per game), so a report over a million games stays small in memory. Each game
+    also carries a `clean` flag (no seat forfeited a decision; tournament/adherence.py).
+    Iterating gives `RatedGame`s back, in the order they were added."""
+
+    def __init__(self, games: Iterable[RatedGame] = ()) -> None:
+        self.labels: list[str] = []
+        self._label_id: dict[str, int] = {}
+        self._seat_label: array[int] = array("H")
+        self._seat_rank: array[int] = array("h")
+        self._seat_won = bytearray()
+        self._start: array[int] = array("I", [0])  # game g's seats: start[g]:start[g + 1]
+        self._clean = bytearray()
+        self._selfplay = bytearray()  # 1 when a label holds several seats of the game
+        for g in games:
+            self.append(g)
+
+    def append(self, game: RatedGame, clean: bool = True) -> None:
+        ids = []
+        for label, rank in game.seats:
+            i = self._label_id.get(label)
+            if i is None:
+                i = self._label_id[label] = len(self.labels)
+                self.labels.append(label)
+            self._seat_label = _append(self._seat_label, i, "I")
+            self._seat_rank = _append(self._seat_rank, rank, "q")
+            ids.append(i)
+        self._seat_won.extend(bool(w) for w in (game.won or (False,) * game.n))
+        self._start = _append(self._start, len(self._seat_label), "Q")
+        self._clean.append(bool(clean))
+        self._selfplay.append(len(set(ids)) != len(ids))
+
+    def __len__(self) -> int:
+        return len(self._clean)
+
+    def game(self, g: int) -> RatedGame:
+        lo, hi = self._start[g], self._start[g + 1]
+        return RatedGame(str(g), tuple((self.labels[self._seat_label[i]], self._seat_rank[i])
+                                       for i in range(lo, hi)),
+                         tuple(bool(self._seat_won[i]) for i in range(lo, hi)))
+
+    def __iter__(self) -> Iterator[RatedGame]:
+        return (self.game(g) for g in range(len(self)))
+
+    def clean(self, g: int) -> bool:
+        return bool(self._clean[g])
+
+    def positions(self, *, clean_only: bool = False) -> array[int]:
+        """The positions of the games to rate: all of them, or only the clean ones."""
+        if not clean_only:
+            return array("I", range(len(self)))
+        return array("I", (g for g in range(len(self)) if self._clean[g]))
+
+    def games(self, *, clean_only: bool = False) -> Iterator[RatedGame]:
+        return (self.game(g) for g in range(len(self)) if not clean_only or self._clean[g])
+
+
+def as_table(games: Iterable[RatedGame] | GameTable) -> GameTable:
+    return games if isinstance(games, GameTable) else GameTable(games)
+
+
+_DTYPES = {"H": "uint16", "h": "int16", "I": "uint32", "q": "int64", "Q": "uint64"}
+
+
+def _view(arr: array[int]) -> Any:
+    """The array's memory as a numpy array (no copy)."""
+    import numpy as np
+
+    return np.frombuffer(arr, dtype=_DTYPES[arr.typecode]) if len(arr) else \
+        np.zeros(0, _DTYPES[arr.typecode])
+
+
+class CompiledPasses:
+    """Passes over one `GameTable` in compiled code (tournament/passes.py), its arrays
+    viewed, not copied."""
+
+    def __init__(self, table: GameTable, env: trueskill.TrueSkill | None = None) -> None:
+        import numpy as np
+
+        self.env = env or environment()
+        FastRater(self.env)  # the same checks of the environment
+        self.table = table
+        self.labels = _view(table._seat_label)
+        self.ranks = _view(table._seat_rank)
+        self.start = _view(table._start)
+        self.selfplay = np.frombuffer(table._selfplay, dtype=np.bool_) if len(table) \
+            else np.zeros(0, np.bool_)
+        sizes = np.diff(self.start.astype(np.int64)) if len(table) else np.zeros(0)
+        self.slots = int(max(2, sizes.max())) if len(sizes) else 2
+
+    def order(self, positions: array[int] | None, seed: int, p: int) -> Any:
+        """Pass p's order, as `_pass` shuffles the list of games: `positions` (None:
+        every game) shuffled by the same generator (the permutation depends only on the
+        length). 4 bytes per game, swapped in place: no list of a million ints."""
+        import numpy as np
+
+        m = len(self.table) if positions is None else len(positions)
+        row = np.arange(m, dtype=np.uint32) if positions is None else _view(positions).copy()
+        random.Random(f"{seed}:pass:{p}").shuffle(memoryview(row))  # type: ignore[arg-type]
+        return row
+
+    def rate(self, order: Any) -> dict[str, tuple[float, float]]:
+        """`rate_once_fast` of the table's games in this order."""
+        import numpy as np
+
+        from stille_post.tournament.passes import OK, rate_pass
+
+        status, mu_tab, sg_tab, seen = rate_pass(
+            order, self.start, self.labels, self.ranks, self.selfplay,
+            len(self.table.labels), self.env, self.slots)
+        if status != OK:
+            # Where Python raises (a degenerate game): the scalar path raises it.
+            rate_once_fast([self.table.game(int(g)) for g in order], FastRater(self.env))
+            raise FloatingPointError("TrueSkill failed on a degenerate game")
+        mus, sgs = mu_tab.tolist(), sg_tab.tolist()
+        return {self.table.labels[i]: _as_rating(mus[i], sgs[i])
+                for i in np.flatnonzero(seen).tolist()}
+
+
+def run_batch(table: GameTable, positions: array[int] | None, seed: int,
+              numbers: Sequence[int], on_pass: Callable[[int], None] | None = None
+              ) -> list[tuple[int, dict[str, tuple[float, float]]]]:
+    """Passes `numbers` over the games at `positions` (None: every game of the table)."""
+    passes = CompiledPasses(table)
+    out = []
+    for p in numbers:
+        out.append((p, passes.rate(passes.order(positions, seed, p))))
+        if on_pass is not None:
+            on_pass(1)
+    return out
 
 
 # --- a faster TrueSkill for one-player teams ------------------------------------------------

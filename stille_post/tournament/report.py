@@ -56,21 +56,17 @@ def build_report(folder: Path, *, passes: int = ratings.DEFAULT_PASSES, seed: in
 def _compute(folder: Path, results: Results, passes: int, seed: int, workers: int | None,
              labels: Mapping[str, str] | None, bar: _Bar, clean_only: bool = False
              ) -> dict[str, Any]:
-    rated: list[ratings.RatedGame] = []
-    adherence = AdherenceReport()
+    # Every rated game, compactly, with its clean flag; `clean_only` rates the clean ones.
+    table = ratings.GameTable()
+    adherence = AdherenceReport(rated=_RatedLog(table))
     spend: defaultdict[str, float] = defaultdict(float)
     tokens: Counter[str] = Counter()
-    bad = set(results.broken)
-    bar.start("reading games", sum(1 for r in results.rows
-                                   if r.status == "completed" and r.id not in bad))
+    bar.start("reading games", results.status_counts["completed"])
 
     def stream() -> Iterator[Transcript]:
         for t in results.transcripts(completed_only=True):
             bar.advance()
-            g = _rated(t)
-            clean = adherence.feed(t, g)
-            if g is not None and (clean or not clean_only):
-                rated.append(g)
+            adherence.feed(t, _rated(t))
             for seat, info in t.seats.items():
                 label = str(info.get("player", f"seat {seat}"))
                 row = ((t.result or {}).get("usage") or {}).get(str(seat))
@@ -87,10 +83,12 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
             pass
         metrics = normalise(None)
     bar.start("rating passes", passes)
-    board = ratings.leaderboard(rated, passes=passes, seed=seed, workers=workers,
-                                on_pass=bar.advance)
+    board = ratings.leaderboard(table, passes=passes, seed=seed, workers=workers,
+                                on_pass=bar.advance, clean_only=clean_only)
     points_sum: defaultdict[str, float] = defaultdict(float)
-    for g in rated:  # the sum, as the anchor's table gives it, beside the mean
+    rated = 0
+    for g in table.games(clean_only=clean_only):  # the sum, as the anchor's table gives it
+        rated += 1
         for label, rank in g.seats:
             points_sum[label] += ratings.partial_points(rank, g.n)
     for row in board:
@@ -104,7 +102,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
     if adherence.players:
         metrics["tables"]["rule adherence: refused replies by kind"] = adherence.errors_table()
     survival = adherence.survival(board, lambda games: ratings.leaderboard(
-        games, passes=passes, seed=seed, workers=workers))
+        table, passes=passes, seed=seed, workers=workers, clean_only=True))
     survival["clean_only"] = clean_only
     if labels:
         _display(board, metrics, labels)
@@ -117,7 +115,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         "folder": str(folder),
         "config": results.config.to_json(),
         "games": {"planned": results.planned, **results.status_counts,
-                  "rated": len(rated)},
+                  "rated": rated},
         "missing": results.missing,
         "broken": results.broken,
         "aborted": [{"id": r.id, "reason": r.reason} for r in results.rows
@@ -133,6 +131,19 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         "metrics": metrics,
         "error_survival": survival,
     }
+
+
+class _RatedLog:
+    """The adherence report's log of rated games, kept in the report's `GameTable`."""
+
+    def __init__(self, table: ratings.GameTable) -> None:
+        self.table = table
+
+    def append(self, item: tuple[ratings.RatedGame, bool], /) -> None:
+        self.table.append(*item)
+
+    def __iter__(self) -> Iterator[tuple[ratings.RatedGame, bool]]:
+        return ((self.table.game(g), self.table.clean(g)) for g in range(len(self.table)))
 
 
 # --- the report cache ------------------------------------------------------------------------
@@ -164,8 +175,9 @@ def _cache_key(folder: Path, results: Results, passes: int, seed: int,
     from stille_post.games.kit import adherence as kit_adherence
     from stille_post.tournament import adherence as report_adherence
 
-    code = [Path(__file__), Path(ratings.__file__), Path(report_adherence.__file__),
-            Path(kit_adherence.__file__)]
+    code = [Path(__file__), Path(ratings.__file__),
+            Path(ratings.__file__).with_name("passes.py"),  # not imported here: numba
+            Path(report_adherence.__file__), Path(kit_adherence.__file__)]
     source = inspect.getsourcefile(fn) if fn is not None else None
     if source:
         code.append(Path(source))

@@ -21,14 +21,14 @@ import shutil
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError
 from stille_post.core.transcript import Transcript
 from stille_post.providers.pricing import recorded_cost_usd
-from stille_post.tournament.config import CONFIG_FILE, TournamentConfig
+from stille_post.tournament.config import CONFIG_FILE, GameSpec, TournamentConfig
 from stille_post.tournament.index import INDEX_FILE, GameIndex, IndexRow
 
 GAMES_DIR = "games"
@@ -92,7 +92,7 @@ def _open_index(folder: Path) -> GameIndex | None:
         return None
     try:
         index.count()
-        index.ids()
+        index.check()
         return index
     except sqlite3.DatabaseError:
         index.close()
@@ -118,14 +118,46 @@ def ensure_index(folder: Path, config: TournamentConfig) -> GameIndex:
         index = GameIndex.open(folder)
     games = folder / GAMES_DIR
     if games.is_dir():
-        have = index.ids()
-        spec_by_id = {g.id: (g.index, g.seed) for g in config.shard_plan()}
-        rows = [row for p in sorted(games.glob("*.jsonl"))
-                if p.name.removesuffix(".jsonl") not in have
-                and (row := row_from_transcript(folder, spec_by_id, p)) is not None]
-        if rows:
-            index.add_many(rows)
+        # Streamed: the names are checked against the index in chunks, and only the
+        # transcripts without a row (after a crash: a few) are ever held together.
+        unindexed: list[str] = []
+        chunk: list[str] = []
+        for name in _transcript_names(games):
+            chunk.append(name.removesuffix(".jsonl"))
+            if len(chunk) == 4096:
+                unindexed += index.lacking(chunk)
+                chunk = []
+        unindexed += index.lacking(chunk)
+        if unindexed:
+            wanted = set(unindexed)
+            spec_by_id = {gid: (idx, seed) for idx, gid, seed in planned_games(config)
+                          if gid in wanted}
+            rows = [row for p in sorted(games / f"{i}.jsonl" for i in unindexed)
+                    if (row := row_from_transcript(folder, spec_by_id, p)) is not None]
+            if rows:
+                index.add_many(rows)
     return index
+
+
+def _transcript_names(games: Path) -> Iterator[str]:
+    """The names `games.glob("*.jsonl")` gives (dot files too), streamed."""
+    with os.scandir(games) as entries:
+        for entry in entries:
+            if entry.name.endswith(".jsonl"):
+                yield entry.name
+
+
+def planned_games(config: TournamentConfig) -> Iterator[tuple[int, str, int]]:
+    """(index, id, seed) of every game of the config's plan (its shard's), in plan order,
+    one at a time: `config.shard_plan()` is a list of a million `GameSpec`s at the
+    largest size. Seats do not change a game's id, so they are not computed here."""
+    if config.imported is not None:
+        for g in config.shard_plan():
+            yield g.index, g.id, g.seed
+        return
+    for i in range(config.games):
+        if config.shard is None or config.shard.owns(i):
+            yield i, GameSpec(i, config.seed + i, None).id, config.seed + i
 
 
 def check_folder(out: Path, config: TournamentConfig, *, resume: bool) -> None:
@@ -143,21 +175,42 @@ def check_folder(out: Path, config: TournamentConfig, *, resume: bool) -> None:
                           "or shard differ); --resume needs the same settings")
 
 
+class IndexRows:
+    """The index rows of a results folder, in plan order, read from the index each time
+    they are iterated: nothing per game stays in memory."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __iter__(self) -> Iterator[IndexRow]:
+        with GameIndex.open(self.folder) as index:
+            yield from index.rows()
+
+
 @dataclass
 class Results:
+    """A results folder's games. The rows are streamed from the index (`rows`); only the
+    lists of missing and broken games, and counts, are kept."""
+
     folder: Path
     config: TournamentConfig
-    rows: list[IndexRow]  # finished games, in plan order
     missing: list[str]  # planned games with no index row
     broken: list[str]  # indexed, but the transcript is gone or incomplete
+    indexed: int = 0  # games with an index row (broken ones included)
+    counts: dict[str, int] = field(default_factory=dict)  # status -> games, broken left out
+
+    @property
+    def rows(self) -> IndexRows:
+        """Finished games, in plan order."""
+        return IndexRows(self.folder)
 
     @property
     def planned(self) -> int:
-        return len(self.rows) + len(self.missing)
+        return self.indexed + len(self.missing)
 
     @property
     def status_counts(self) -> dict[str, int]:
-        counts = Counter(r.status for r in self.rows if r.id not in set(self.broken))
+        counts = self.counts
         return {"completed": counts.get("completed", 0), "aborted": counts.get("aborted", 0),
                 **{k: v for k, v in counts.items() if k not in ("completed", "aborted")},
                 "missing": len(self.missing) + len(self.broken)}
@@ -172,13 +225,37 @@ class Results:
 
 
 def load_results(folder: Path, *, verify: bool = True) -> Results:
+    """One streamed pass over the index: the counts, the broken games (`verify`: each
+    transcript's last line is read) and the missing ones (the plan, walked beside the
+    rows in index order)."""
     config = TournamentConfig.load(folder)
+    counts: Counter[str] = Counter()
+    broken: list[str] = []
+    missing: list[str] = []
+    indexed = 0
+    seeded = config.imported is None
+    plan = planned_games(config)
+    pending = next(plan, None) if seeded else None  # the next planned game not yet seen
     with ensure_index(folder, config) as index:
-        rows = list(index.rows())
-    have = {r.id for r in rows}
-    missing = [g.id for g in config.shard_plan() if g.id not in have]
-    broken = [r.id for r in rows if verify and not is_complete(folder / r.transcript)]
-    return Results(folder, config, rows, missing, broken)
+        have = set() if seeded else index.ids()  # imported: the config lists them all anyway
+        for game_id, idx, status, transcript in index.brief():
+            indexed += 1
+            # Rows and plan both go by index: planned games before this row have no row.
+            while pending is not None and pending[0] < idx:
+                missing.append(pending[1])
+                pending = next(plan, None)
+            if pending is not None and pending[0] == idx:
+                if pending[1] != game_id:
+                    missing.append(pending[1])
+                pending = next(plan, None)
+            if verify and not is_complete(folder / transcript):
+                broken.append(game_id)
+            else:
+                counts[status] += 1
+    if pending is not None:
+        missing.append(pending[1])
+    missing += [p_id for _, p_id, _ in plan if seeded or p_id not in have]
+    return Results(folder, config, missing, broken, indexed, dict(counts))
 
 
 def is_complete(path: Path) -> bool:
@@ -258,20 +335,28 @@ def _outcomes(row: IndexRow) -> dict[str, str]:
 
 
 def aggregate(results: Results) -> dict[str, Any]:
+    """One streamed pass over the index rows."""
     seats: dict[str, Counter[str]] = {}
     players: dict[str, Counter[str]] = {}
     seat_players: dict[str, set[str]] = {}
     bad = set(results.broken)
-    for row in results.rows:
-        if row.status != "completed" or row.id in bad:
-            continue
-        for seat, outcome in _outcomes(row).items():
-            label = row.players.get(seat, "?")
-            for key, table in ((seat, seats), (label, players)):
-                c = table.setdefault(key, Counter())
-                c["games"] += 1
-                c[outcome] += 1
-            seat_players.setdefault(seat, set()).add(label)
+    tokens = 0
+
+    def feed(row: IndexRow) -> float:
+        nonlocal tokens
+        tokens += row.input_tokens + row.output_tokens
+        if row.status == "completed" and row.id not in bad:
+            for seat, outcome in _outcomes(row).items():
+                label = row.players.get(seat, "?")
+                for key, table in ((seat, seats), (label, players)):
+                    c = table.setdefault(key, Counter())
+                    c["games"] += 1
+                    c[outcome] += 1
+                seat_players.setdefault(seat, set()).add(label)
+        return row.dollars
+
+    # `sum` itself adds the dollars, in row order, as it did over the list of rows.
+    dollars = sum(feed(row) for row in results.rows)
 
     def block(c: Counter[str]) -> dict[str, Any]:
         g = c["games"]
@@ -290,8 +375,8 @@ def aggregate(results: Results) -> dict[str, Any]:
         "seats": {s: {"players": sorted(seat_players[s]), **block(c)}
                   for s, c in sorted(seats.items(), key=lambda kv: int(kv[0]))},
         "players": {p: block(c) for p, c in sorted(players.items())},
-        "tokens": sum(r.input_tokens + r.output_tokens for r in results.rows),
-        "dollars": round(sum(r.dollars for r in results.rows), 6),
+        "tokens": tokens,
+        "dollars": round(dollars, 6),
         "out": str(results.folder),
     }
 

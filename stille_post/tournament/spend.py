@@ -7,7 +7,7 @@ spend per model and why the run stopped (tournament/budget.py writes it).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,9 +119,7 @@ def folder_spend(folder: Path) -> FolderSpend:
 
     out = FolderSpend(Spend(), Spend())
     games = folder / GAMES_DIR
-    paths = sorted(games.glob("*.jsonl")) + sorted(games.glob(f"*.jsonl{CUT_MARK}*")) \
-        if games.is_dir() else []
-    for path in paths:
+    for path in _sorted_transcripts(games):
         ends = transcript_ends(path)
         if ends is None:
             continue
@@ -133,6 +131,31 @@ def folder_spend(folder: Path) -> FolderSpend:
         elif result.get("status") == "completed":
             out.completed.add_game(labels, usage)
     return out
+
+
+def _sorted_transcripts(games: Path) -> Iterator[Path]:
+    """`sorted(glob("*.jsonl")) + sorted(glob("*.jsonl.cut-*"))`, streamed: SQLite sorts
+    the names in a temporary file (a list of a million names would take ~100 MiB)."""
+    import os
+    import sqlite3
+    import tempfile
+
+    if not games.is_dir():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        db = sqlite3.connect(Path(tmp) / "names.sqlite")
+        try:
+            db.execute("CREATE TABLE names (cut INTEGER, name TEXT)")
+            with os.scandir(games) as entries:
+                db.executemany("INSERT INTO names VALUES (?, ?)", (
+                    (cut, e.name) for e in entries
+                    for cut, match in ((0, e.name.endswith(".jsonl")),
+                                       (1, f".jsonl{CUT_MARK}" in e.name)) if match))
+            # BINARY order is UTF-8 byte order, which is Python's code point order.
+            for (name,) in db.execute("SELECT name FROM names ORDER BY cut, name"):
+                yield games / name
+        finally:
+            db.close()
 
 
 def read_spend_file(folder: Path) -> dict[str, Any] | None:

@@ -85,3 +85,61 @@ def test_the_package_can_be_put_back(monkeypatch: pytest.MonkeyPatch,
     fast = ratings.trueskill_passes(real_games, passes=3, seed=1)
     monkeypatch.setattr(ratings, "FAST", False)
     assert ratings.trueskill_passes(real_games, passes=3, seed=1) == fast
+
+
+# --- the compiled passes (tournament/passes.py) and the compact table ----------------------
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pass compiled, however few games (by default small reports use FastRater)."""
+    monkeypatch.setattr(ratings, "COMPILED_MIN_CALLS", 0)
+
+
+def _package(games: list[ratings.RatedGame], passes: int, seed: int,
+             monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, float]]:
+    with monkeypatch.context() as m:
+        m.setattr(ratings, "FAST", False)
+        return ratings.trueskill_passes(games, passes=passes, seed=seed)
+
+
+def test_compiled_passes_equal_the_package(compiled: None, monkeypatch: pytest.MonkeyPatch,
+                                           real_games: list[ratings.RatedGame]) -> None:
+    """Synthetic games with a fixed seed (2 to 8 seats, ties anywhere, self-play) and real
+    ones: every player's mean mu, sigma and mu spread within 1e-9 of the `trueskill`
+    package's (in practice equal to the bit, which is also asserted: a tie's update
+    magnifies one ulp to 1e-8, so 'close' would hide a real difference)."""
+    for games in (synthetic(150, 4), real_games):
+        ref = _package(games, 2, 7, monkeypatch)
+        got = ratings.trueskill_passes(games, passes=2, seed=7)
+        assert got.keys() == ref.keys()
+        for label, row in ref.items():
+            for field in ("mu", "sigma", "mu_spread"):
+                assert abs(got[label][field] - row[field]) <= 1e-9
+        assert got == ref
+
+
+def test_compiled_passes_same_for_any_workers(compiled: None) -> None:
+    games = synthetic(120, 5)
+    ticks: list[int] = []
+    par = ratings.trueskill_passes(games, passes=9, seed=2, workers=2, on_pass=ticks.append)
+    assert par == ratings.trueskill_passes(games, passes=9, seed=2, workers=1)
+    assert sum(ticks) == 9
+
+
+def test_clean_only_rates_the_clean_games_of_the_table(compiled: None) -> None:
+    games = synthetic(60, 6)
+    table = ratings.GameTable()
+    for i, g in enumerate(games):
+        table.append(g, clean=i % 3 != 0)
+    clean = [g for i, g in enumerate(games) if i % 3 != 0]
+    assert ratings.trueskill_passes(table, passes=4, seed=1, clean_only=True) == \
+        ratings.trueskill_passes(clean, passes=4, seed=1)
+
+
+def test_game_table_gives_the_games_back() -> None:
+    games = [ratings.RatedGame("x", (("a", 1), ("b", 40_000), ("a", 2)), (True, False, False))]
+    games += [ratings.RatedGame("y", tuple((f"m{i}", i + 1) for i in range(70_000)))]
+    table = ratings.GameTable(games)
+    back = list(table)
+    assert [g.seats for g in back] == [g.seats for g in games]  # wide ranks, many labels
+    assert back[0].won == (True, False, False) and back[1].won == (False,) * 70_000
