@@ -137,10 +137,27 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+class NotEnoughDisk(Exception):
+    """The folders would not fit: said before a byte of them is written."""
+
+
+def _bytes_needed(template: Path, games: int, largest: int) -> int:
+    """What the largest folder takes: the template's bytes per game (files rounded up to
+    4 KiB blocks, as the disk stores them) times the games, plus a tenth."""
+    used = sum(-(-p.stat().st_size // 4096) * 4096 for p in template.rglob("*") if p.is_file())
+    return int(used / games * largest * 1.1)
+
+
 def run(sizes: list[int], report_max: int, passes: int, template_games: int,
         where: Path, say: Any) -> dict[str, Any]:
     template = Template.play(where / "template", template_games)
     folder = where / "folder"
+    need = _bytes_needed(where / "template", template_games, max(sizes))
+    free = shutil.disk_usage(where).free
+    if need > free:
+        raise NotEnoughDisk(f"{max(sizes):,} games need about {need / 2**30:.1f} GiB in "
+                            f"{where.parent}, which has {free / 2**30:.1f} GiB free: pass "
+                            "smaller --sizes or a --dir on a larger disk")
     out: dict[str, Any] = {"template_games": template_games, "passes": passes,
                            "folder": str(folder), "python": sys.version.split()[0],
                            "baseline": _child(_BASELINE), "sizes": []}
@@ -211,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
         where = Path(tempfile.mkdtemp(prefix="bench-memory-"))
     try:
         out = run(sizes, args.report_max, args.passes, args.template, where, say)
+    except NotEnoughDisk as exc:
+        print(f"memory: {exc}", file=sys.stderr)
+        return 2
     finally:
         shutil.rmtree(where, ignore_errors=True)
     out["children_max_rss_mib"] = round(

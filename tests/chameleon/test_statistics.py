@@ -29,8 +29,9 @@ def test_trivial_concealing_matches_the_closed_form(n: int, k: int, games: int) 
     """Trivial seats win for the non-chameleons at (1/N)(K-1)/K: 15/64 = 0.234 for N=4
     and 0.1875 for N=5. The count of IdentifiedWin lies in the exact two-sided 99.9%
     binomial interval around that rate (N=4, 1,000 games: about ±0.044, and 3,000 games:
-    about ±0.025; N=5, 2,000 games: about ±0.029). Stronger and exact, game by game: the chameleon is accused if
-    and only if it sits in seat 1, because every seat votes for seat 1."""
+    about ±0.025; N=5, 2,000 games: about ±0.029). Stronger and exact, game by game: the
+    chameleon is accused if and only if it sits in seat 1, because every seat votes for
+    seat 1."""
     p = rules.trivial_win_probability(n, k)
     ts = play_many(range(games), {"num_players": n, "words": k, "chameleon": "trivial",
                                   "others": "trivial"})
