@@ -18,6 +18,7 @@ from stille_post.core.transcript import Transcript
 from stille_post.tournament import RunStats, TournamentConfig
 from stille_post.tournament.report import leaderboard_of
 from stille_post.tournament.results import load_results
+from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -143,7 +144,7 @@ def _snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
             for p in sorted((out / "games").glob("*.jsonl"))}
 
 
-@pytest.mark.parametrize("damage", ["deleted", "emptied", "garbage"])
+@pytest.mark.parametrize("damage", fast_only(["deleted", "emptied", "garbage"], {"garbage"}))
 def test_a_lost_index_is_rebuilt_and_resume_plays_and_rewrites_nothing(
         tmp_path: Path, bots4: TournamentConfig, play: Play, damage: str) -> None:
     out = tmp_path / "done"
@@ -248,7 +249,8 @@ def _untimed(path: Path) -> list[dict[str, object]]:
     return lines
 
 
-@pytest.mark.parametrize("damage", ["cut", "no-result", "emptied", "deleted", "other-status"])
+@pytest.mark.parametrize("damage", fast_only(
+    ["cut", "no-result", "emptied", "deleted", "other-status"], {"cut", "other-status"}))
 def test_resume_replays_a_completed_game_whose_transcript_is_damaged(
         tmp_path: Path, bots4: TournamentConfig, play: Play, damage: str) -> None:
     """Issue 27, M3: the index lists the game as completed, its transcript is not; the
