@@ -17,9 +17,9 @@ nothing, so its players may have no adherence row.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from stille_post.core.transcript import Transcript
 from stille_post.games.kit.adherence import ERROR_KINDS, SeatAdherence
@@ -65,22 +65,12 @@ class _Record:
     games: Counter[str] = field(default_factory=Counter)
 
 
-class RatedLog(Protocol):
-    """Where the rated games go, with their clean flag: a list, or the report's compact
-    table (a million games)."""
-
-    def append(self, item: tuple[RatedGame, bool], /) -> None: ...
-
-    def __iter__(self) -> Iterator[tuple[RatedGame, bool]]: ...
-
-
 @dataclass
 class AdherenceReport:
     """Fed one transcript at a time (with its rated game, if it has one)."""
 
     players: defaultdict[str, SeatAdherence] = field(
         default_factory=lambda: defaultdict(SeatAdherence))
-    rated: RatedLog = field(default_factory=lambda: list[tuple[RatedGame, bool]]())
     rated_count: int = 0
     clean_count: int = 0
     _survival: defaultdict[str, _Record] = field(default_factory=lambda: defaultdict(_Record))
@@ -94,7 +84,6 @@ class AdherenceReport:
         forfeited = {s for s, row in rows.items() if row.forfeits}
         clean = not forfeited
         if game is not None:
-            self.rated.append((game, clean))
             self.rated_count += 1
             self.clean_count += clean
             # The rated game's seats are in the order of the placements' seat numbers.
@@ -124,11 +113,13 @@ class AdherenceReport:
         return {"columns": ["player", "decisions", *kinds], "rows": rows}
 
     def survival(self, board: Sequence[Mapping[str, Any]],
-                 rerate: Callable[[list[RatedGame]], list[dict[str, Any]]]
+                 rerate_clean: Callable[[], list[dict[str, Any]]]
                  ) -> dict[str, Any]:
         """Win rates with and without opponents' forfeits, and whether the top ranks
-        hold when the games with forfeits are left out (`rerate` rates the clean games;
-        it is only called when some rated game had a forfeit)."""
+        hold when the games with forfeits are left out. `rerate_clean()` is the
+        leaderboard of the clean games alone (the caller keeps the games: the report, in
+        its compact table); it is called only when some rated game had a forfeit and
+        some had none."""
         players: dict[str, Any] = {}
         for label in sorted(self._survival):
             rec = self._survival[label]
@@ -140,9 +131,8 @@ class AdherenceReport:
         with_forfeits = self.rated_count - self.clean_count
         top = [str(r["player"]) for r in board[:TOP_RANKS]]
         clean_top: list[str] | None = None
-        if with_forfeits:  # only then are the clean games gathered
-            clean = [g for g, ok in self.rated if ok]
-            clean_board = rerate(clean) if clean else []
+        if with_forfeits:
+            clean_board = rerate_clean() if self.clean_count else []
             clean_top = [str(r["player"]) for r in clean_board[:TOP_RANKS]]
         changed = clean_top is not None and clean_top != top[:len(clean_top) or TOP_RANKS]
         return {"games_with_forfeits": with_forfeits, "clean_games": self.clean_count,

@@ -329,9 +329,6 @@ class GameTable:
     def __iter__(self) -> Iterator[RatedGame]:
         return (self.game(g) for g in range(len(self)))
 
-    def clean(self, g: int) -> bool:
-        return bool(self._clean[g])
-
     def positions(self, *, clean_only: bool = False) -> array[int]:
         """The positions of the games to rate: all of them, or only the clean ones."""
         if not clean_only:

@@ -58,7 +58,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
              ) -> dict[str, Any]:
     # Every rated game, compactly, with its clean flag; `clean_only` rates the clean ones.
     table = ratings.GameTable()
-    adherence = AdherenceReport(rated=_RatedLog(table))
+    adherence = AdherenceReport()
     spend: defaultdict[str, float] = defaultdict(float)
     tokens: Counter[str] = Counter()
     bar.start("reading games", results.status_counts["completed"])
@@ -66,7 +66,10 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
     def stream() -> Iterator[Transcript]:
         for t in results.transcripts(completed_only=True):
             bar.advance()
-            adherence.feed(t, _rated(t))
+            g = _rated(t)
+            clean = adherence.feed(t, g)
+            if g is not None:
+                table.append(g, clean)
             for seat, info in t.seats.items():
                 label = str(info.get("player", f"seat {seat}"))
                 row = ((t.result or {}).get("usage") or {}).get(str(seat))
@@ -101,7 +104,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         metrics["per_player"].setdefault(label, {})["adherence"] = row
     if adherence.players:
         metrics["tables"]["rule adherence: refused replies by kind"] = adherence.errors_table()
-    survival = adherence.survival(board, lambda games: ratings.leaderboard(
+    survival = adherence.survival(board, lambda: ratings.leaderboard(
         table, passes=passes, seed=seed, workers=workers, clean_only=True))
     survival["clean_only"] = clean_only
     if labels:
@@ -131,19 +134,6 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
         "metrics": metrics,
         "error_survival": survival,
     }
-
-
-class _RatedLog:
-    """The adherence report's log of rated games, kept in the report's `GameTable`."""
-
-    def __init__(self, table: ratings.GameTable) -> None:
-        self.table = table
-
-    def append(self, item: tuple[ratings.RatedGame, bool], /) -> None:
-        self.table.append(*item)
-
-    def __iter__(self) -> Iterator[tuple[ratings.RatedGame, bool]]:
-        return ((self.table.game(g), self.table.clean(g)) for g in range(len(self.table)))
 
 
 # --- the report cache ------------------------------------------------------------------------

@@ -128,14 +128,14 @@ def test_error_survival_splits_win_rates_and_flags_a_changed_top(tmp_path: Path)
     t = _transcript(tmp_path / "c.jsonl", seats, [2], {})
     rep.feed(t, rated_game("c", {"1": "a", "2": "b"}, {"1": 2, "2": 1}, ["2"]))
     board = [{"player": "a"}, {"player": "b"}]
-    survival = rep.survival(board, lambda games: [{"player": "b"}, {"player": "a"}])
+    survival = rep.survival(board, lambda: [{"player": "b"}, {"player": "a"}])
     a = survival["players"]["a"]
     assert a["opponent_forfeited"]["games"] == 4 and a["opponent_forfeited"]["win_rate"] == 1
     assert a["clean"]["games"] == 1 and a["clean"]["win_rate"] == 0
     assert "opponent_forfeited" in survival["players"]["b"]
     assert survival["players"]["b"]["opponent_forfeited"]["games"] == 0  # only b forfeited
     assert survival["top_ranks_change"] is True and survival["clean_top"] == ["b", "a"]
-    same = rep.survival(board, lambda games: [{"player": "a"}, {"player": "b"}])
+    same = rep.survival(board, lambda: [{"player": "a"}, {"player": "b"}])
     assert same["top_ranks_change"] is False
 
 
