@@ -66,14 +66,21 @@ def seat_schedule(pool: Sequence[str], seats: int, games: int, *, seed: int,
             met[frozenset((a, b))] += 1
         for m in chosen:
             plays[m] += 1
-        rng.shuffle(chosen)
-        for seat in role_seats:
-            if 1 <= seat <= len(chosen):
-                # Fewest turns at this seat first; the shuffle above breaks ties.
-                i = min(range(seat - 1, len(chosen)), key=lambda j: held[(seat, chosen[j])])
-                chosen[seat - 1], chosen[i] = chosen[i], chosen[seat - 1]
-                held[(seat, chosen[seat - 1])] += 1
+        rng.shuffle(chosen)  # the random tie-breaks of give_role_seats
+        give_role_seats(chosen, role_seats, held)
         yield tuple(chosen)
+
+
+def give_role_seats(table: list[str], role_seats: Sequence[int],
+                    held: Counter[tuple[int, str]]) -> None:
+    """Each fixed role seat (ascending) to the player of `table` who has held it least
+    (`held`: (seat, player) -> games), swapped into place; ties keep the table's order.
+    `held` counts the result."""
+    for seat in role_seats:
+        if 1 <= seat <= len(table):
+            i = min(range(seat - 1, len(table)), key=lambda j: held[(seat, table[j])])
+            table[seat - 1], table[i] = table[i], table[seat - 1]
+            held[(seat, table[seat - 1])] += 1
 
 
 def rank_density(ratings: Mapping[str, tuple[float, float]], player: str) -> float:
@@ -179,12 +186,7 @@ class AdaptiveSeating:
         for _ in range(games):
             table = list(adaptive_seats(planned, self.seats, rng))
             expect_game(planned, table)
-            for seat in self.role_seats:
-                if 1 <= seat <= len(table):
-                    # As `balanced`: the fixed seat to the chosen player that held it least.
-                    i = min(range(seat - 1, len(table)), key=lambda j: self.held[(seat, table[j])])
-                    table[seat - 1], table[i] = table[i], table[seat - 1]
-            self._hold(table)
+            give_role_seats(table, self.role_seats, self.held)  # as `balanced` does
             tables.append(tuple(table))
         return tables
 
