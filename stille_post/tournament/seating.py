@@ -223,6 +223,13 @@ def append_round(folder: Path, pool: Sequence[str], number: int,
             os.fsync(fh.fileno())
 
 
+def _member(pool: Sequence[str], i: object) -> str:
+    # Not `pool[i]` alone: -1 or `true` would name a player of the pool too.
+    if type(i) is not int or not 0 <= i < len(pool):
+        raise ValueError(f"{i!r} is not a position in the pool of {len(pool)}")
+    return pool[i]
+
+
 def read_rounds(folder: Path, pool: Sequence[str]) -> list[list[tuple[str, ...]]]:
     """The rounds recorded in `folder` (none if there is no file). A line cut short by a
     crash ends the list and is dropped from the file: its round was never played, since a
@@ -249,7 +256,7 @@ def read_rounds(folder: Path, pool: Sequence[str]) -> list[list[tuple[str, ...]]
         try:
             if data["round"] != number:
                 raise ValueError(f"round {data['round']} where {number} was due")
-            tables = [tuple(pool[i] for i in t) for t in data["games"]]
+            tables = [tuple(_member(pool, i) for i in t) for t in data["games"]]
             if any(len(set(t)) != len(t) for t in tables):
                 raise ValueError("a player seated twice in one game")
         except (ValueError, KeyError, TypeError, IndexError) as exc:

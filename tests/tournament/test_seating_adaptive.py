@@ -124,9 +124,12 @@ def test_an_adaptive_tournament_is_reproducible_and_resumes_to_the_same_games(
     assert (tmp_path / "other" / SEATING_FILE).read_bytes() != rounds
 
 
-def test_a_seating_file_that_does_not_fit_is_one_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("seats", ["[0, 7, 1]", "[0, -1, 1]", "[true, 0, 2]", "[0, 1.0, 2]"])
+def test_a_seating_file_that_does_not_fit_is_one_error(tmp_path: Path, seats: str) -> None:
+    """Out of the pool, negative (Python would index from the end), a boolean or a float
+    (`pool[True]` is a player too): each refused, never a player seated by accident."""
     pool = ("a", "b", "c")
-    (tmp_path / SEATING_FILE).write_text('{"round": 0, "games": [[0, 7, 1]]}\n'
+    (tmp_path / SEATING_FILE).write_text(f'{{"round": 0, "games": [{seats}]}}\n'
                                          '{"round": 1, "games": [[0, 1, 2]]}\n')
     with pytest.raises(ConfigError, match="not a round of this tournament"):
         read_rounds(tmp_path, pool)
