@@ -89,10 +89,12 @@ def games_to_converge(mode: str, truth: Sequence[float], seed: int, *,
     """Games until the stopping rule holds (`sigma_only`: the mean σ part alone)."""
     names = [f"p{i:02d}" for i in range(M)]
     skill = dict(zip(names, truth, strict=True))
-    ratings = {n: (MU, SIGMA) for n in names}
     rater = FastRater()
     outcome_rng = random.Random(f"{seed}:outcomes")
     adaptive = AdaptiveSeating(names, SEATS, seed=seed) if mode == "adaptive" else None
+    # Adaptive seating keeps the same ratings (fresh, then one FastRater pass in game
+    # order) to choose its rounds: the stopping rule reads those.
+    ratings = adaptive.ratings if adaptive is not None else {n: (MU, SIGMA) for n in names}
     schedule = None if adaptive is not None else \
         seat_schedule(names, SEATS, MAX_GAMES, seed=seed, mode=mode)
     game = 0
@@ -110,9 +112,10 @@ def games_to_converge(mode: str, truth: Sequence[float], seed: int, *,
                 ranks[i] = rank + 1
             if adaptive is not None:
                 adaptive.record(table, ranks)  # the ratings the next round is chosen from
-            new = rater.rate([ratings[n] for n in table], ranks)
-            for n, r in zip(table, new, strict=True):
-                ratings[n] = r
+            else:
+                new = rater.rate([ratings[n] for n in table], ranks)
+                for n, r in zip(table, new, strict=True):
+                    ratings[n] = r
             if game % CHECK_EVERY == 0 and _converged(names, ratings, skill, sigma_only):
                 return game
     return MAX_GAMES
