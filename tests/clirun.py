@@ -110,23 +110,16 @@ def _run_jobs(jobs: Sequence[Mapping[str, Any]], parallel: int) -> list[int]:
     return codes
 
 
-# What many command lines import on first use, and a fresh interpreter would import
-# again for each: matplotlib (a `report` draws charts: about 0.7 s). Imported once here,
-# before any fork; the charts select the Agg backend themselves. Preloading the three SDKs
-# too was measured and dropped: the suite took 5 s longer (each server paid for them, and
-# few command lines use them).
-PRELOAD = ("matplotlib.pyplot",)
-
-
 def _preload() -> None:
-    import importlib
-
+    """What many command lines import on first use, and a fresh interpreter would import
+    again for each: matplotlib (a `report` draws charts: about 0.7 s). Imported once, before
+    any fork; the charts select the Agg backend themselves. Preloading the three SDKs too
+    was measured and dropped: the suite took 5 s longer (each server paid for them, and few
+    command lines use them)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    for name in PRELOAD:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+    import matplotlib.pyplot
 
 
 def serve() -> None:
