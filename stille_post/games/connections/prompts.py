@@ -33,7 +33,11 @@ from stille_post.providers.base import ChatRequest, Tool, ToolCall
 
 SECRET_WORD, CLUE, GUESS = "secret_word", "clue", "guess"
 
-_WORD_PARAM = {"type": "string", "description": "one English word, letters only"}
+# `pattern` (and the clue's `maxLength`): a constrained decoder (llama.cpp turns the schema
+# into a grammar) then cannot write a sentence where one word is asked, which is what a
+# small model does otherwise (docs/adherence.md). The rules still judge the word.
+_WORD_PARAM = {"type": "string", "pattern": "^[A-Za-z]+$",
+               "description": "one English word, letters only"}
 CHOOSE_WORD = Tool("choose_word", "Choose your secret word (one English word).",
                    {"type": "object", "properties": {"word": _WORD_PARAM},
                     "required": ["word"], "additionalProperties": False})
@@ -41,7 +45,7 @@ GIVE_CLUE = Tool("give_clue", "Give your clue. The word stays private until the 
                  "scored; the clue is shown to everyone.",
                  {"type": "object",
                   "properties": {"word": _WORD_PARAM,
-                                 "clue": {"type": "string",
+                                 "clue": {"type": "string", "maxLength": 200,
                                           "description": "a short clue that does not contain "
                                                          "the word"}},
                   "required": ["word", "clue"], "additionalProperties": False})

@@ -129,7 +129,7 @@ class EliminationEngine(Engine[EliminationConfig]):
                                subround=subround, partner=partner)
 
         answer = await self.table.ask(seat, kind, observe=observe, validate=validate,
-                                      tools=P.TOOLS, channel=channel)
+                                      tools=P.tools(self.facts.num_players), channel=channel)
         raw = answer.value if answer.value is not None else answer.raw
         limited = R.apply_limit(raw, limit, self.config.max_message_chars)
         data: dict[str, Any] = {"seat": seat, **(extra or {}), "text": limited.text,
@@ -157,7 +157,7 @@ class EliminationEngine(Engine[EliminationConfig]):
                                allowed=tuple(x for x in active if x != seat))
 
         answers = await self.table.ask_all(active, P.RANKING, observe=observe,
-                                           validate=P.read_ranking, tools=P.TOOLS)
+                                           validate=P.read_ranking, tools=P.tools(self.facts.num_players))
         rankings: dict[int, tuple[int, ...]] = {}
         for seat in sorted(active):  # fills draw from the rng in ascending seat order
             a = answers[seat]
@@ -208,7 +208,7 @@ class EliminationEngine(Engine[EliminationConfig]):
                                allowed=tuple(x for x in allowed if x != seat))
 
         answers = await self.table.ask_all(voters, kind, observe=observe,
-                                           validate=P.read_vote, tools=P.TOOLS)
+                                           validate=P.read_vote, tools=P.tools(self.facts.num_players))
         ballots: list[R.Ballot] = []
         for seat in sorted(voters):
             a = answers[seat]

@@ -40,37 +40,54 @@ KINDS = (PUBLIC, RANKING, PRIVATE, VOTE, TIE_BREAK, REVOTE, FINAL, JURY)
 MESSAGE_KINDS = (PUBLIC, PRIVATE, TIE_BREAK, FINAL)
 
 RANK_TOOL, VOTE_TOOL = "submit_ranking", "cast_vote"
-TOOLS: tuple[Tool, ...] = (
-    Tool(
-        RANK_TOOL,
-        "Rank the other remaining players by whom you most want as your private chat "
-        "partner this round, most wanted first.",
-        {
-            "type": "object",
-            "properties": {
-                "ranking": {"type": "array", "items": {"type": "integer"},
-                            "description": "player numbers, most wanted first; every other "
-                                           "remaining player once"},
+# The longest vote reason a tool call may carry. Why a cap at all: a constrained decoder
+# (llama.cpp turns the schema into a grammar) lets a small model fill a free-text field
+# until the output cap cuts the JSON; with `maxLength` the call always closes. Nobody reads
+# reasons but the log, so 300 characters lose nothing.
+REASON_MAX_CHARS = 300
+
+
+@lru_cache(maxsize=64)
+def tools(num_players: int) -> tuple[Tool, ...]:
+    """The two tools of a game of `num_players` (player numbers bounded to 1..n, so a
+    constrained decoder cannot name player 52). Every seat of a game gets the same two, in
+    the same order: the cacheable prefix stays one."""
+    seat = {"type": "integer", "minimum": 1, "maximum": num_players}
+    return (
+        Tool(
+            RANK_TOOL,
+            "Rank the other remaining players by whom you most want as your private chat "
+            "partner this round, most wanted first.",
+            {
+                "type": "object",
+                "properties": {
+                    "ranking": {"type": "array", "items": seat,
+                                "description": "player numbers, most wanted first; every "
+                                               "other remaining player once"},
+                },
+                "required": ["ranking"],
+                "additionalProperties": False,
             },
-            "required": ["ranking"],
-            "additionalProperties": False,
-        },
-    ),
-    Tool(
-        VOTE_TOOL,
-        "Cast your secret vote to eliminate one player, with your private reason. Nobody "
-        "ever sees the reason; only the number of votes each player received is announced.",
-        {
-            "type": "object",
-            "properties": {
-                "target": {"type": "integer", "description": "the player to eliminate"},
-                "reason": {"type": "string", "description": "why (never shown to anyone)"},
+        ),
+        Tool(
+            VOTE_TOOL,
+            "Cast your secret vote to eliminate one player, with your private reason. Nobody "
+            "ever sees the reason; only the number of votes each player received is "
+            "announced.",
+            {
+                "type": "object",
+                "properties": {
+                    "target": {**seat, "description": "the player to eliminate"},
+                    "reason": {"type": "string", "maxLength": REASON_MAX_CHARS,
+                               "description": "why, in one sentence (never shown to anyone)"},
+                },
+                "required": ["target", "reason"],
+                "additionalProperties": False,
             },
-            "required": ["target", "reason"],
-            "additionalProperties": False,
-        },
-    ),
-)
+        ),
+    )
+
+
 TOOL_CHOICE = {RANKING: RANK_TOOL, VOTE: VOTE_TOOL, REVOTE: VOTE_TOOL, JURY: VOTE_TOOL}
 
 
@@ -415,7 +432,8 @@ class EliminationPrompts:
         messages = RENDERER.messages(obs.events, obs.seat,
                                      f"{GM_TO_YOU}: {instruction(decision.kind, obs)}")
         return ChatRequest(system=system_prompt(obs.seat, obs.facts), messages=messages,
-                           tools=list(TOOLS), tool_choice=TOOL_CHOICE.get(decision.kind, "none"))
+                           tools=list(tools(obs.facts.num_players)),
+                           tool_choice=TOOL_CHOICE.get(decision.kind, "none"))
 
 
 PROMPTS = EliminationPrompts()
