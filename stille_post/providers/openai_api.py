@@ -216,4 +216,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
         # Older servers (llama.cpp, vLLM < 0.6, Ollama) know only `max_tokens`.
         if "max_completion_tokens" in params:
             params["max_tokens"] = params.pop("max_completion_tokens")
+        # llama-cpp-python's server refuses (HTTP 500, a validation error) an assistant turn
+        # whose content is null beside its tool calls, which OpenAI itself sends back; ""
+        # means the same to every server, so a seat's own earlier calls can be replayed.
+        params["messages"] = [{**m, "content": ""} if m.get("tool_calls") and
+                              m.get("content") is None else m for m in params["messages"]]
         return params

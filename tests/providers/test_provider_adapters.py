@@ -71,6 +71,11 @@ def test_max_output_tokens_parameter_name_per_kind() -> None:
     assert openai._params(HISTORY)["max_completion_tokens"] == 50
     assert "max_tokens" not in openai._params(HISTORY)
     assert local._params(HISTORY)["max_tokens"] == 50
+    # llama-cpp-python's server answers HTTP 500 to null content beside tool calls (seen
+    # on a seat's own earlier `give_clue` call in Connections): compatible servers get "".
+    assert openai._params(HISTORY)["messages"][2]["content"] is None
+    assert local._params(HISTORY)["messages"][2]["content"] == ""
+    assert local._params(HISTORY)["messages"][2]["tool_calls"][0]["id"] == "c1"
     named = ChatRequest("s", [Message("user", "x")], [TOOL], tool_choice="guess_model")
     assert openai._params(named)["tool_choice"] == {"type": "function",
                                                     "function": {"name": "guess_model"}}
