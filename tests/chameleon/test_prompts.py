@@ -74,7 +74,7 @@ def _play(seed: int, n: int, tie_rule: str, words: int = 16
     return deal, logs
 
 
-QUESTIONS = {"word": "Your turn: say your word.", "vote": "Vote now:",
+QUESTIONS = {"word": "Your turn: say your one word", "vote": "Vote now:",
              "tie_break": "You are the dealer.", "guess": "Guess the secret word"}
 
 

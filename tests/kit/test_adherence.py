@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from stille_post.core.errors import ParseError
 from stille_post.core.transcript import Transcript, TranscriptWriter
 from stille_post.games.kit.adherence import AdherenceLog, classify
 from stille_post.players.base import Action
@@ -42,6 +43,74 @@ VOTE = Tool("cast_vote", "vote", {"type": "object"})
 def test_classify(reason: str, action: Action | None, tools: tuple[Tool, ...], kind: str,
                   expected: str) -> None:
     assert classify(reason, action, tools, kind) == expected
+
+
+class Replies:
+    """A seat that answers with the given actions, in order."""
+
+    name = "scripted"
+
+    def __init__(self, *actions: Action) -> None:
+        self.actions = list(actions)
+
+    async def decide(self, decision: Any) -> Action:
+        return self.actions.pop(0)
+
+
+def _vote(action: Action) -> int:
+    calls = [c for c in action.tool_calls if c.name == "cast_vote"]
+    if not calls or not isinstance(calls[0].arguments.get("target"), int):
+        raise ParseError("no vote: call cast_vote")
+    return int(calls[0].arguments["target"])
+
+
+def _message(action: Action) -> str:
+    if not action.text.strip():
+        raise ParseError("your message was empty")
+    return action.text
+
+
+FENCED_VOTE = '```json\n{"name": "cast_vote", "arguments": {"target": 2}}\n```'
+
+
+@pytest.mark.parametrize(("decision", "validate", "first", "value", "errors"), [
+    # an offered tool's call written as text, which the rules accept: taken as the call
+    ("vote", _vote, FENCED_VOTE, 2, {}),
+    # the same text where a message is asked: no message, re-asked
+    ("public", _message, FENCED_VOTE, "Hello all.", {"call_as_text": 1}),
+    # a tool nobody offered (Qwen's invented `write_message`), doubled braces and prose
+    ("public", _message, '{{"name": "write_message", "arguments": {"message": "Hi"}}}}\n'
+     "This JSON object represents my message.", "Hello all.", {"call_as_text": 1}),
+    # an offered tool whose written call the rules refuse (a target that is no number)
+    ("vote", _vote, '<tool_call>{"name": "cast_vote", "arguments": {"target": "me"}}',
+     3, {"call_as_text": 1}),
+    # JSON that is no call stays what the game makes of it
+    ("public", _message, '({"private_message": "hi"})', '({"private_message": "hi"})', {}),
+])
+def test_a_tool_call_written_as_text(decision: str, validate: Any, first: str, value: Any,
+                                     errors: dict[str, int]) -> None:
+    from stille_post.core.rng import make_rng
+    from stille_post.games.kit import Table
+
+    second = Action(text="Hello all.") if decision == "public" else \
+        Action(tool_calls=(ToolCall("cast_vote", {"target": 3}),))
+    table = Table("t", {1: Replies(Action(text=first), second)}, make_rng(0),
+                  repair_attempts=1)
+
+    async def run() -> Any:
+        table.start(None)
+        return await table.ask(1, decision, observe=lambda s, e: None, validate=validate,
+                               tools=(VOTE,))
+
+    answer = asyncio.run(run())
+    assert answer.value == value
+    tally = table.adherence.seats[1]
+    assert dict(tally.errors) == errors
+    assert tally.valid_first_try == (0 if errors else 1)
+    repairs = [e.data for e in table.log.events if e.type == "repair_request"]
+    assert [r["error"] for r in repairs] == list(errors)
+    if errors:
+        assert "tool call out as text" in repairs[0]["reason"]
 
 
 def test_the_tally_counts_first_tries_reasks_and_forfeits() -> None:

@@ -90,7 +90,7 @@ def role_line(seat: int, role: str, secret: str | None) -> str:
 
 # The question each decision asks. `instruction` closes the request only when the view
 # does not end with the decision's opening event (a request built by hand).
-_ASK_WORD = "Your turn: say your word."
+_ASK_WORD = "Your turn: say your one word linked to the secret word (a word, not a player number)."
 _ASK_VOTE = "Vote now: reply with a player number."
 _ASK_GUESS = "You were caught. Guess the secret word: reply with one card word."
 

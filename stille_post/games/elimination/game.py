@@ -157,7 +157,8 @@ class EliminationEngine(Engine[EliminationConfig]):
                                allowed=tuple(x for x in active if x != seat))
 
         answers = await self.table.ask_all(active, P.RANKING, observe=observe,
-                                           validate=P.read_ranking, tools=P.tools(self.facts.num_players))
+                                           validate=P.read_ranking,
+                                           tools=P.tools(self.facts.num_players))
         rankings: dict[int, tuple[int, ...]] = {}
         for seat in sorted(active):  # fills draw from the rng in ascending seat order
             a = answers[seat]
@@ -208,7 +209,8 @@ class EliminationEngine(Engine[EliminationConfig]):
                                allowed=tuple(x for x in allowed if x != seat))
 
         answers = await self.table.ask_all(voters, kind, observe=observe,
-                                           validate=P.read_vote, tools=P.tools(self.facts.num_players))
+                                           validate=P.read_vote,
+                                           tools=P.tools(self.facts.num_players))
         ballots: list[R.Ballot] = []
         for seat in sorted(voters):
             a = answers[seat]

@@ -24,11 +24,16 @@ Error kinds (`classify`), judged from the reply's shape, not from the game's wor
 - `over_limit`: a reply over a word or character limit (re-asked, or cut and marked);
 - `empty`: nothing at all;
 - `bad_text`: text of the wrong shape (two words where one was asked, ...);
+- `call_as_text`: a tool call written out as the reply's text (`{"name": "cast_vote",
+  "arguments": {...}}`, fenced or not) where it is no answer: a tool that was not offered,
+  or one whose call the rules refuse here (`call_in_text`; an offered tool's call that
+  the rules accept is taken as that call);
 - `no_answer`: the provider failed after its retries, or the deadline passed.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,10 +42,10 @@ from typing import Any
 
 from stille_post.core.events import Event
 from stille_post.players.base import Action
-from stille_post.providers.base import Tool
+from stille_post.providers.base import Tool, ToolCall
 
 ERROR_KINDS = ("unknown_tool", "bad_arguments", "no_tool", "text_not_vote", "over_limit",
-               "empty", "bad_text", "no_answer")
+               "empty", "bad_text", "call_as_text", "no_answer")
 
 _OVER_LIMIT = re.compile(r"\blimit\b|longer than|too long", re.IGNORECASE)
 _VOTE_KIND = re.compile(r"vote|tie_break|jury", re.IGNORECASE)
@@ -70,6 +75,39 @@ def classify(reason: str, action: Action | None, tools: Sequence[Tool], kind: st
     if is_vote(kind):
         return "text_not_vote"
     return "no_tool" if offered else "bad_text"
+
+
+# The opening of a tool call written as text, the way small models served without a
+# tool-call parser write one (llama-cpp-python's server with tool_choice "auto" or "none"
+# returns it as content): a code fence, a <tool_call> tag, a bracket or a doubled brace,
+# then an object that starts with its name and its arguments.
+_CALL_IN_TEXT = re.compile(
+    r"\A[\s(\[]*(?:```[A-Za-z]*\s*|<tool_call>\s*)?\{+\s*"
+    r"\"name\"\s*:\s*\"(?P<name>[A-Za-z_][\w.-]{0,63})\"\s*,\s*"
+    r"\"(?:arguments|parameters)\"\s*:\s*")
+
+
+def call_in_text(text: str) -> ToolCall | None:
+    """The tool call a reply's text opens with, or None. Its arguments are read when they
+    are a JSON object; otherwise the call is marked malformed (it is no answer either
+    way)."""
+    found = _CALL_IN_TEXT.match(text)
+    if found is None:
+        return None
+    name = found.group("name")
+    try:
+        args, _ = json.JSONDecoder().raw_decode(text, found.end())
+    except ValueError:
+        return ToolCall(name, {}, "text_call", malformed="arguments are not valid JSON")
+    if not isinstance(args, dict):
+        return ToolCall(name, {}, "text_call", malformed="arguments are not a JSON object")
+    return ToolCall(name, args, "text_call")
+
+
+def call_as_text_reason(call: ToolCall) -> str:
+    # Short and direct: a small model tends to echo a long corrective text back.
+    return (f"you wrote a `{call.name}` tool call out as text; write only your answer "
+            "itself, in plain words, without JSON")
 
 
 def refused_kind(reason: str) -> str:

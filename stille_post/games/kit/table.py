@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal, Protocol, TypeVar
 
 from stille_post.core.errors import ParseError
 from stille_post.core.events import Event, EventLog, EventSink, Visibility
 from stille_post.core.rng import Rng
-from stille_post.games.kit.adherence import AdherenceLog, classify
+from stille_post.games.kit.adherence import (
+    AdherenceLog,
+    call_as_text_reason,
+    call_in_text,
+    classify,
+)
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.players.generation import GenerationConfig
@@ -137,6 +143,17 @@ class Table:
         errors: list[str] = []  # the kind of each refused reply (kit/adherence.py)
 
         def checked(action: Action) -> T:
+            written = None if action.tool_calls else call_in_text(action.text)
+            if written is not None:
+                # A call written as text: taken as that call when an offered tool's
+                # arguments are readable and the rules accept it; never as a message.
+                if written.malformed is None and any(t.name == written.name for t in tools):
+                    try:
+                        return validate(replace(action, text="", tool_calls=(written,)))
+                    except ParseError:
+                        pass
+                errors.append("call_as_text")
+                raise ParseError(call_as_text_reason(written))
             try:
                 return validate(action)
             except ParseError as exc:
