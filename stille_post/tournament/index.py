@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,21 +99,26 @@ class GameIndex:
         self._pending_keys: set[object] = set()  # their ids and idx values
         self._opened_at = 0.0
         self._committed_at = float("-inf")  # no commit yet: the first row commits at once
-        self.before_commit: Callable[[], None] | None = None
 
     @classmethod
     def open(cls, folder: Path) -> GameIndex:
         return cls(folder / INDEX_FILE)
 
-    def add(self, row: IndexRow) -> None:
-        """Check one row now (a duplicate id or index raises `sqlite3.IntegrityError` here
-        and leaves the others alone); it is written with its batch (see the module's
-        docstring)."""
+    def check_new(self, row: IndexRow) -> None:
+        """Raise `sqlite3.IntegrityError` if `row`'s id or index is in the index already
+        (its pending rows included)."""
         keys = self._pending_keys
         if (("id", row.id) in keys or ("idx", row.idx) in keys or self._db.execute(
                 "SELECT 1 FROM games WHERE id = ? OR idx = ?", (row.id, row.idx)).fetchone()):
             raise sqlite3.IntegrityError(f"UNIQUE constraint failed: game {row.id} "
                                          f"(index {row.idx}) is already in the index")
+
+    def add(self, row: IndexRow) -> None:
+        """Check one row now (a duplicate id or index raises `sqlite3.IntegrityError` here
+        and leaves the others alone); it is written with its batch (see the module's
+        docstring)."""
+        self.check_new(row)
+        keys = self._pending_keys
         now = time.monotonic()
         if not self._pending:
             # Games that finish slowly (LLM seats) commit one by one, as before: a batch
@@ -126,12 +131,9 @@ class GameIndex:
             self.flush()
 
     def flush(self) -> None:
-        """Commit the rows `add` kept so far. `before_commit` runs first, always (the
-        runner moves the batch's transcripts into place there, so that a committed row
-        never names a file that is not in place, and a file in place is committed but
-        for the moment between the two)."""
-        if self.before_commit is not None:
-            self.before_commit()
+        """Commit the rows `add` kept so far. (A row names a transcript in place: the
+        runner adds a played game's row only once its file is renamed into place,
+        tournament/groupcommit.py.)"""
         if self._pending:
             rows = self._pending
             self._pending, self._pending_keys = [], set()
