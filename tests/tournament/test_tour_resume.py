@@ -65,8 +65,9 @@ def test_kill_9_midway_then_resume_equals_an_uninterrupted_run(
     killed_at = _indexed(out)
     assert 0 < killed_at < GAMES, "the kill must land midway"
     # Finished transcripts are put in place (and synced) just before their group's rows
-    # commit, so a kill can land between the two: such a game is indexed from its transcript on resume, never
-    # played again. Every complete transcript in place counts as done.
+    # commit, so a kill can land between the two: such a game is indexed from its
+    # transcript on resume, never played again. Every complete transcript in place counts
+    # as done.
     placed = sum(1 for f in (out / "games").glob("*.jsonl") if Transcript.load(f).complete)
     assert killed_at <= placed
 
