@@ -7,10 +7,11 @@ is the run's alone (no import, no summary).
 
 Sizes: BENCH_PERSIST_GAMES (2000). Folder: BENCH_PERSIST_DIR, else `.bench-persist/` in
 the working directory: never /dev/shm, and its filesystem is printed. Each run writes a
-fresh folder; all are removed at the end, not between runs, because on ext4 without a
-journal a file created within ~30 s of many deletions costs up to ~0.8 ms more kernel CPU
-(the inode allocator skips recently deleted inodes): run it twice in a row and the second
-run measures that, not the tournament. docs/performance-real-path.md has the figures.
+fresh folder; all are removed at the end (kept with BENCH_PERSIST_KEEP=1), not between
+runs, because on ext4 without a journal a file created within ~30 s of many deletions
+costs up to ~0.8 ms more kernel CPU (the inode allocator skips recently deleted inodes):
+run it twice in a row without BENCH_PERSIST_KEEP and the second run measures that, not
+the tournament. docs/performance-real-path.md has the figures.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def measure() -> dict[str, Any]:
             for durable in (True, False):
                 rows.append(one(game, games, durable, root / f"{game}-{durable}"))
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if not os.environ.get("BENCH_PERSIST_KEEP"):
+            shutil.rmtree(root, ignore_errors=True)
     return {"rows": rows, "folder": str(root), "filesystem": filesystem(root.parent),
             "load_before": load0, "load_after": os.getloadavg()[0]}
 

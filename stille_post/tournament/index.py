@@ -3,16 +3,18 @@ transcript is complete and in its final place.
 
 Why this is crash-safe:
 - A game's transcript is written to `<id>.jsonl.part` and renamed into place only after
-  its result line is on disk; the row is inserted after the rename, in one transaction.
-  A kill at any point leaves either no row (the game is redone, its leftovers replaced)
-  or a row whose transcript is complete.
+  its result line is written; the runner inserts the row after the rename (and the sync,
+  with fsync on), a group of games in one transaction (tournament/groupcommit.py).
+  A kill at any point leaves either no row (the game is redone, its leftovers replaced,
+  or indexed from its complete transcript) or a row whose transcript is complete.
 - SQLite's write-ahead log makes each commit atomic; `id` is the primary key, so a game
   can never be counted twice, even by a buggy caller.
 
 One transaction for many games: `add` checks a row at once (a duplicate raises at once)
 and keeps it; when games finish fast (within `COMMIT_SECONDS` of the last commit) the kept
 rows are written in one short transaction when `COMMIT_ROWS` wait or the oldest is
-`COMMIT_SECONDS` old; `flush`/`close` write the rest (the runner also flushes on a timer).
+`COMMIT_SECONDS` old; `flush`/`close` write the rest. (The runner groups its games itself
+with the same sizes, and writes each group with `add_many`.)
 The write lock is held only while a batch is written, never across the wait: with
 `--workers 2` a transaction left open for the wait made the other process's `BEGIN`
 block its event loop (SQLite's busy wait is synchronous) for up to `COMMIT_SECONDS`.
