@@ -210,7 +210,7 @@ class _GroupSync:
         except OSError:
             self.fd = None  # a system that cannot open a folder (Windows): files only
         self.syncfs = _syncfs() if self.fd is not None else None
-        self._hop = ThreadPoolExecutor(1, "stille-post-commit")  # one group at a time
+        self._hop = ThreadPoolExecutor(1, "group-commit")  # one group at a time
         self._pool: ThreadPoolExecutor | None = None
 
     def submit(self, moves: list[tuple[Path, Path]]) -> Future[None]:
@@ -224,7 +224,7 @@ class _GroupSync:
                 raise OSError(err, f"syncfs of the results folder: {os.strerror(err)}")
             return
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(FSYNCS_AT_ONCE, "stille-post-fsync")
+            self._pool = ThreadPoolExecutor(FSYNCS_AT_ONCE, "group-fsync")
         for _ in self._pool.map(_fsync, [final for _, final in moves]):
             pass
         if self.fd is not None:

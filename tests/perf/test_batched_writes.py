@@ -176,7 +176,7 @@ def test_sigkill_loses_only_uncommitted_rows(tmp_path: Path) -> None:
     assert [r[0] for r in rows] == list(range(10))
 
 
-def test_the_runner_syncs_off_the_loop_and_places_every_transcript(
+def test_the_runner_fsyncs_off_the_loop_and_places_every_transcript(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
     import threading
