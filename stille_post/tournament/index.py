@@ -3,16 +3,18 @@ transcript is complete and in its final place.
 
 Why this is crash-safe:
 - A game's transcript is written to `<id>.jsonl.part` and renamed into place only after
-  its result line is on disk; the row is inserted after the rename, in one transaction.
-  A kill at any point leaves either no row (the game is redone, its leftovers replaced)
-  or a row whose transcript is complete.
+  its result line is written; the runner inserts the row after the rename (and the sync,
+  with fsync on), a group of games in one transaction (tournament/groupcommit.py).
+  A kill at any point leaves either no row (the game is redone, its leftovers replaced,
+  or indexed from its complete transcript) or a row whose transcript is complete.
 - SQLite's write-ahead log makes each commit atomic; `id` is the primary key, so a game
   can never be counted twice, even by a buggy caller.
 
 One transaction for many games: `add` checks a row at once (a duplicate raises at once)
 and keeps it; when games finish fast (within `COMMIT_SECONDS` of the last commit) the kept
 rows are written in one short transaction when `COMMIT_ROWS` wait or the oldest is
-`COMMIT_SECONDS` old; `flush`/`close` write the rest (the runner also flushes on a timer).
+`COMMIT_SECONDS` old; `flush`/`close` write the rest. (The runner groups its games itself
+with the same sizes, and writes each group with `add_many`.)
 The write lock is held only while a batch is written, never across the wait: with
 `--workers 2` a transaction left open for the wait made the other process's `BEGIN`
 block its event loop (SQLite's busy wait is synchronous) for up to `COMMIT_SECONDS`.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,21 +101,26 @@ class GameIndex:
         self._pending_keys: set[object] = set()  # their ids and idx values
         self._opened_at = 0.0
         self._committed_at = float("-inf")  # no commit yet: the first row commits at once
-        self.before_commit: Callable[[], None] | None = None
 
     @classmethod
     def open(cls, folder: Path) -> GameIndex:
         return cls(folder / INDEX_FILE)
 
-    def add(self, row: IndexRow) -> None:
-        """Check one row now (a duplicate id or index raises `sqlite3.IntegrityError` here
-        and leaves the others alone); it is written with its batch (see the module's
-        docstring)."""
+    def check_new(self, row: IndexRow) -> None:
+        """Raise `sqlite3.IntegrityError` if `row`'s id or index is in the index already
+        (its pending rows included)."""
         keys = self._pending_keys
         if (("id", row.id) in keys or ("idx", row.idx) in keys or self._db.execute(
                 "SELECT 1 FROM games WHERE id = ? OR idx = ?", (row.id, row.idx)).fetchone()):
             raise sqlite3.IntegrityError(f"UNIQUE constraint failed: game {row.id} "
                                          f"(index {row.idx}) is already in the index")
+
+    def add(self, row: IndexRow) -> None:
+        """Check one row now (a duplicate id or index raises `sqlite3.IntegrityError` here
+        and leaves the others alone); it is written with its batch (see the module's
+        docstring)."""
+        self.check_new(row)
+        keys = self._pending_keys
         now = time.monotonic()
         if not self._pending:
             # Games that finish slowly (LLM seats) commit one by one, as before: a batch
@@ -126,12 +133,9 @@ class GameIndex:
             self.flush()
 
     def flush(self) -> None:
-        """Commit the rows `add` kept so far. `before_commit` runs first, always (the
-        runner moves the batch's transcripts into place there, so that a committed row
-        never names a file that is not in place, and a file in place is committed but
-        for the moment between the two)."""
-        if self.before_commit is not None:
-            self.before_commit()
+        """Commit the rows `add` kept so far. (A row names a transcript in place: the
+        runner adds a played game's row only once its file is renamed into place,
+        tournament/groupcommit.py.)"""
         if self._pending:
             rows = self._pending
             self._pending, self._pending_keys = [], set()

@@ -2,8 +2,9 @@
 
 A fixed pool of `concurrency` workers pulls games from the plan, so memory does not grow
 with the number of games; inside a game the engine already awaits simultaneous decisions
-together. Each finished game is made durable (transcript renamed into place, then one
-index row), so `--resume` after any crash replays exactly the games without a row.
+together. Finished games are made durable and indexed in groups (transcripts renamed
+into place and synced, then their rows: tournament/groupcommit.py), so `--resume` after
+any crash replays exactly the games without a row or a transcript in place.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from stille_post.session import GameRun, play_game
 from stille_post.tournament.budget import BudgetGuard
 from stille_post.tournament.caps import Caps, check_caps
 from stille_post.tournament.config import GameSpec, TournamentConfig
-from stille_post.tournament.index import COMMIT_SECONDS, GameIndex, IndexRow
+from stille_post.tournament.groupcommit import GroupCommit
+from stille_post.tournament.index import GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
 from stille_post.tournament.progress import TournamentProgress
 from stille_post.tournament.results import (
@@ -92,8 +94,9 @@ async def run_tournament(
 ) -> RunStats:
     """Play every game of `config`'s shard that `out` has not finished yet.
 
-    `durable` fsyncs each transcript before it is indexed: without it a power cut (not a
-    process crash) could leave an indexed game whose file never reached the disk.
+    `durable` syncs each group of finished transcripts (data and renames) before their
+    rows are written: without it a power cut (not a process crash) could leave an indexed
+    game whose file never reached the disk.
     An aborted game is a finished game (the report counts it); `retry_aborted` plays
     such games again, replacing their transcripts and rows.
 
@@ -153,9 +156,9 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
     guard = BudgetGuard.open(out, config, caps, index) if caps is not None and caps.active \
         else None
     stats: RunStats | None = None
-    # The games' writers do not fsync on the event loop: `_play_one` fsyncs a finished
-    # transcript in a thread when `durable` (an fsync costs more than a bot game), and
-    # nothing does without it. Tasks created below inherit this context.
+    # The games' writers do not fsync on the event loop: finished transcripts are synced
+    # in groups, in a thread, when `durable` (tournament/groupcommit.py), and not at all
+    # without it. Tasks created below inherit this context.
     no_fsync = FSYNC_RESULTS.set(False)
     try:
         if retry_aborted:
@@ -280,17 +283,9 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
     """Play `todo` on this event loop with `concurrency` games at a time. `report(failed,
     tokens, dollars)` (a worker process) is told of each finished game instead of a
     progress bar. `bar`: a progress bar that outlives this call (adaptive rounds)."""
-    # Finished games whose rows wait for the index's next commit: their transcripts
-    # stay `.part` until then, so after a kill -9 every transcript in place has its
-    # row (a `.part` is removed and replayed on resume, as any unfinished game).
-    to_place: list[tuple[Path, Path]] = []
-
-    def place() -> None:
-        while to_place:
-            part, final = to_place.pop()
-            os.replace(part, final)
-
-    index.before_commit = place
+    # Finished games wait for their group's commit as `.part` files: the group is renamed
+    # into place, synced, then indexed (tournament/groupcommit.py).
+    group = GroupCommit(index, out / GAMES_DIR, durable=durable)
     with nullcontext(bar) if bar is not None else TournamentProgress(
             planned, already_done=stats.skipped, enabled=progress and report is None,
             budget=budget.progress_text if budget else None) as bar:
@@ -314,15 +309,16 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                     continue
                 if budget is not None and not budget.may_start(spec):
                     break  # a cap: no new game starts; the running ones finish
+                part: Path | None = None
                 try:
-                    part = await _play_one(config, out, spec, factory, durable)
-                    row = _index_row(out, spec, part.run)
-                    to_place.append((part.path, final))
+                    played = await _play_one(config, out, spec, factory)
+                    row = _index_row(out, spec, played.run)
+                    part = played.path
                 except (UsageError, asyncio.CancelledError):
                     raise
                 except Exception as exc:  # one game must not end the run
                     row = _aborted_row(out, spec, exc, config.game)
-                index.add(row)
+                await group.add(row, part, final)
                 if budget is not None:
                     budget.finished(spec.id, out)
                 stats.played += 1
@@ -333,14 +329,7 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                 stats.game_ids.append(spec.id)
                 finished(row.status != "completed", tokens, row.dollars)
 
-        async def commit_often() -> None:
-            # The index commits fast-finishing games in batches; this bounds how long
-            # a finished game waits for its commit when no other game finishes.
-            while True:
-                await asyncio.sleep(COMMIT_SECONDS)
-                index.flush()
-
-        committer = asyncio.create_task(commit_often())
+        group.start()
         workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(todo)))]
         try:
             await asyncio.gather(*workers)
@@ -352,7 +341,9 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
-            committer.cancel()
+            # The finished games that wait are committed, even when the run stops.
+            await group.close()
+        index.flush()  # rows of transcripts found on disk (`kept`), if any wait
 
 
 async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpec],
@@ -511,29 +502,18 @@ def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
 @dataclass
 class _Played:
     run: GameRun
-    path: Path  # the complete transcript, still `.part`: placed when its row commits
+    path: Path  # the complete transcript, still `.part`: placed by its group's commit
 
 
 async def _play_one(config: TournamentConfig, out: Path, spec: GameSpec,
-                    factory: LLMFactory | None, durable: bool) -> _Played:
+                    factory: LLMFactory | None) -> _Played:
     final = transcript_path(out, spec.id)
     part = final.with_name(final.name + ".part")
     run = await play_game(config.game, seed=spec.seed, out=part,
                           players=list(spec.players) if spec.players else None,
                           options=dict(config.options), roles=dict(config.roles),
                           preset=config.preset, llm_factory=factory)
-    if durable:
-        # Off the event loop: the other games keep playing while the disk syncs.
-        await asyncio.to_thread(_fsync, part)
     return _Played(run, part)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _aborted_row(out: Path, spec: GameSpec, exc: BaseException, game: str) -> IndexRow:

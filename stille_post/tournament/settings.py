@@ -150,8 +150,8 @@ class TournamentSettings(BaseModel):
         "(default: no cap beyond --concurrency; halved on 429s); repeatable", list[str],
         lambda texts: parse_max_in_flight(texts, LLM_KINDS))] = Field(default_factory=dict)
     fsync: Annotated[bool, Flag(
-        ("--fsync/--no-fsync",), "fsync each transcript before indexing it (survives power "
-        "loss) [default: fsync]", bool)] = True
+        ("--fsync/--no-fsync",), "sync finished transcripts to disk, in groups, before "
+        "indexing them (survives power loss) [default: fsync]", bool)] = True
     # Caps on the whole results folder's spend, across runs (tournament/budget.py).
     budget_usd: Annotated[float | None, Field(gt=0, allow_inf_nan=False), Flag(
         ("--budget-usd",), "stop starting games when the next one would take the folder's "

@@ -179,28 +179,32 @@ def test_sigkill_loses_only_uncommitted_rows(tmp_path: Path) -> None:
 def test_the_runner_fsyncs_off_the_loop_and_places_every_transcript(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
+    import threading
 
     from stille_post.tournament import TournamentConfig, run_tournament
-    from stille_post.tournament import runner as RUN
+    from stille_post.tournament import groupcommit as G
 
-    in_thread: list[str] = []
+    on_main_thread: list[bool] = []
+    synced: list[str] = []
     writers_fsync: list[bool] = []
-    real_fsync, real_result = RUN._fsync, T.TranscriptWriter.result
+    real_place, real_result = G._GroupSync.place, T.TranscriptWriter.result
 
-    def fsync(path: Path) -> None:
-        in_thread.append(path.name)
-        real_fsync(path)
+    def place(self: Any, moves: list[tuple[Path, Path]]) -> None:
+        on_main_thread.append(threading.current_thread() is threading.main_thread())
+        synced.extend(part.name for part, _ in moves)
+        real_place(self, moves)
 
     def result(self: TranscriptWriter, **kwargs: Any) -> None:
         writers_fsync.append(self.fsync)
         real_result(self, **kwargs)
 
-    monkeypatch.setattr(RUN, "_fsync", fsync)
+    monkeypatch.setattr(G._GroupSync, "place", place)
     monkeypatch.setattr(T.TranscriptWriter, "result", result)
     out = tmp_path / "t"
     asyncio.run(run_tournament(TournamentConfig(game="stille-post", games=8, seed=2), out,
                                concurrency=4, durable=True))
-    assert len(in_thread) == 8 and all(n.endswith(".jsonl.part") for n in in_thread)
+    assert sorted(synced) == sorted(f.name + ".part" for f in (out / "games").iterdir())
+    assert len(synced) == 8 and on_main_thread and not any(on_main_thread)
     assert writers_fsync == [False] * 8  # the writers inside the runner did not fsync
     assert T.FSYNC_RESULTS.get() is True  # and the switch is back for everyone else
     files = sorted((out / "games").iterdir())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from stille_post.core.transcript import Transcript
-from stille_post.tournament import RunStats, TournamentConfig
+from stille_post.tournament import RunStats, TournamentConfig, groupcommit
 from stille_post.tournament.index import GameIndex, IndexRow
 
 Play = Callable[..., RunStats]
@@ -72,19 +72,21 @@ def test_sigkill_while_writing_leaves_a_consistent_index(tmp_path: Path) -> None
 def test_a_crash_between_transcript_and_index_replays_that_game(
         tmp_path: Path, bots4: TournamentConfig, play: Play,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    real_add = GameIndex.add
+    real_add = GameIndex.add_many
     calls = {"n": 0}
 
-    def crashing_add(self: GameIndex, row: IndexRow) -> None:
+    def crashing_add(self: GameIndex, rows: list[IndexRow]) -> None:
         calls["n"] += 1
         if calls["n"] == 6:
             raise KeyboardInterrupt  # the process dies before this row is committed
-        real_add(self, row)
+        real_add(self, rows)
 
-    monkeypatch.setattr(GameIndex, "add", crashing_add)
+    # Every game its own group (no batching window), so the sixth group is the sixth game.
+    monkeypatch.setattr(groupcommit, "COMMIT_SECONDS", 0.0)
+    monkeypatch.setattr(GameIndex, "add_many", crashing_add)
     with pytest.raises(KeyboardInterrupt):
         play(bots4, tmp_path, concurrency=1)
-    monkeypatch.setattr(GameIndex, "add", real_add)
+    monkeypatch.setattr(GameIndex, "add_many", real_add)
     with GameIndex.open(tmp_path) as index:
         assert index.count() == 5
     # The sixth game's transcript is complete on disk but unindexed: the transcripts are
