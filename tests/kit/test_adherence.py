@@ -78,8 +78,13 @@ FENCED_VOTE = '```json\n{"name": "cast_vote", "arguments": {"target": 2}}\n```'
     ("vote", _vote, FENCED_VOTE, 2, {}),
     # the same text where a message is asked: no message, re-asked
     ("public", _message, FENCED_VOTE, "Hello all.", {"call_as_text": 1}),
-    # a tool nobody offered (Qwen's invented `write_message`), doubled braces and prose
-    ("public", _message, '{{"name": "write_message", "arguments": {"message": "Hi"}}}}\n'
+    # a tool nobody offered (Qwen's invented `write_message`) around one string: the text
+    ("public", _message, '```json\n{"name": "write_message", "arguments": {"message": '
+     '"Hi there"}}\n```', "Hi there", {}),
+    # ... but not where the rules refuse that text (a vote), nor with more arguments
+    ("vote", _vote, '{"name": "write_message", "arguments": {"message": "3"}}', 3,
+     {"call_as_text": 1}),
+    ("public", _message, '{{"name": "post", "arguments": {"to": "all", "text": "Hi"}}}}\n'
      "This JSON object represents my message.", "Hello all.", {"call_as_text": 1}),
     # an offered tool whose written call the rules refuse (a target that is no number)
     ("vote", _vote, '<tool_call>{"name": "cast_vote", "arguments": {"target": "me"}}',

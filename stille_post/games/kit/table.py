@@ -27,6 +27,7 @@ from stille_post.games.kit.adherence import (
     call_as_text_reason,
     call_in_text,
     classify,
+    meanings,
 )
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
@@ -145,11 +146,11 @@ class Table:
         def checked(action: Action) -> T:
             written = None if action.tool_calls else call_in_text(action.text)
             if written is not None:
-                # A call written as text: taken as that call when an offered tool's
-                # arguments are readable and the rules accept it; never as a message.
-                if written.malformed is None and any(t.name == written.name for t in tools):
+                # A call written as text (kit/adherence.py `call_in_text`) is met half-way
+                # when its meaning is plain, and otherwise refused (`call_as_text`):
+                for meant in meanings(written, tools):
                     try:
-                        return validate(replace(action, text="", tool_calls=(written,)))
+                        return validate(replace(action, **meant))
                     except ParseError:
                         pass
                 errors.append("call_as_text")
