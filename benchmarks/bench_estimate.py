@@ -33,7 +33,8 @@ def compare(path: Path) -> dict[str, Any]:
                               seating="fixed", players=tuple(recorded["players"]),
                               options=recorded["options"])
     plan = estimate(config, sample=SAMPLE)
-    return {"cassette": f"{path.parent.name}/{path.stem}", "billed_tokens": billed,
+    where = path.parent.relative_to(ROOT).as_posix()
+    return {"cassette": f"{where}/{path.stem}", "billed_tokens": billed,
             "requests": requests,
             "estimated_requests": round(plan["requests"]["expected"] / SAMPLE, 1),
             "ratio": round(plan["tokens"]["expected"] / SAMPLE / billed, 3),
@@ -41,7 +42,8 @@ def compare(path: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    rows = [compare(p) for p in sorted(ROOT.glob("*/*.json"))]
+    # The providers' game cassettes and the proving ground's real Qwen games (qwen/).
+    rows = [compare(p) for p in sorted([*ROOT.glob("*/*.json"), *ROOT.glob("*/qwen/*.json")])]
     if "--json" in argv:
         print(json.dumps({"cassettes": rows,
                           "within_25_percent": sum(abs(r["ratio"] - 1) <= 0.25 for r in rows)}))

@@ -17,7 +17,10 @@ from tests import clirun
 pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
-CASSETTES = sorted((ROOT / "cassettes" / "providers").glob("*/*.json"))
+# Every whole-game cassette: 4 providers x 3 games, the real SmolLM2 Chameleon game, and
+# the proving ground's four real Qwen games (openai-compatible/qwen/).
+CASSETTES = sorted([*(ROOT / "cassettes" / "providers").glob("*/*.json"),
+                    *(ROOT / "cassettes" / "providers").glob("*/qwen/*.json")])
 BOUND = 0.25
 
 # Elimination: how long a seat stays in depends on how it plays, and one recorded game
@@ -41,7 +44,7 @@ def _case(path: Path) -> str:
 
 def _marks(path: Path) -> list[pytest.MarkDecorator]:
     # One provider per game in the fast suite (openai's cassette of each game, and the
-    # Chameleon's only one); every cassette in `nox -s slow`.
+    # Chameleon's); every cassette in `nox -s slow`.
     marks = [] if path.parent.name == "openai" or "chameleon" in path.stem else \
         [pytest.mark.slow]
     if _case(path) in OUTSIDE:
@@ -67,9 +70,9 @@ def test_the_estimate_is_within_a_quarter_of_what_the_cassette_billed(path: Path
 
 
 def test_there_is_a_game_cassette_per_provider_and_game() -> None:
-    # 4 providers x 3 games, and the real local model's Chameleon game: a lost cassette
+    # 4 providers x 3 games, SmolLM2's Chameleon game and Qwen's four: a lost cassette
     # fails here
-    assert len(CASSETTES) == 13
+    assert len(CASSETTES) == 17
 
 
 def test_a_dollar_estimate_uses_the_prices_and_the_caps(tmp_path: Path) -> None:
