@@ -57,18 +57,21 @@ def word_error(raw: str, *, prefix: str, dictionary: Dictionary, blocked: Collec
     """Why `raw` may not be played as a clue word or a guess now, or None. The checks run
     in the order of the paper's appendix B corrections: prefix, then the lists."""
     word = normalise(raw)
+    # Each reason ends with what to do instead: a small model given only what was wrong
+    # repeats the same word (docs/adherence.md).
+    instead = f": give another word that starts with {prefix.upper()}"
     if not word:
-        return "you gave no word"
+        return "you gave no word" + instead
     if not word.isalpha() or " " in word:
-        return f"{raw.strip()[:40]!r} is not a single word of letters"
+        return f"{raw.strip()[:40]!r} is not a single word of letters" + instead
     if not word.startswith(prefix):
-        return f"your word {word!r} does not start with {prefix.upper()!r}"
+        return f"your word {word!r} does not start with {prefix.upper()!r}" + instead
     if word not in dictionary:
-        return f"{word!r} is not in the game's dictionary"
+        return f"{word!r} is not in the game's dictionary" + instead
     if word in blocked:
-        return f"{word!r} is blocked"
+        return f"{word!r} is blocked" + instead
     if word in excluded((), used, secret):
-        return f"{word!r} was used before"
+        return f"{word!r} was used before" + instead
     return None
 
 
@@ -93,7 +96,7 @@ def clue_error(clue: str, word: str) -> str | None:
     if not letters:
         return "your clue is empty"
     if normalise(word) in letters:
-        return "your clue contains your word"
+        return "your clue contains your word: describe it without writing it"
     return None
 
 

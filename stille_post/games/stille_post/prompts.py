@@ -279,8 +279,12 @@ def _user_line(event: Event, seat: int) -> str | None:
     if event.visibility.is_public:
         text = str(d.get("text", ""))
         if event.type in ("intro_prompt", "turn_start") and event.actor == seat:
-            extra = ("No tools in this round." if event.type == "intro_prompt"
-                     else "You may call at most one tool.")
+            # "Plain text" said outright: a model that sees tools listed (they are on every
+            # request, for the cacheable prefix) otherwise writes its message as a JSON
+            # call (Qwen2.5-Coder, docs/adherence.md).
+            extra = ("No tools in this round: write the message itself, as plain text."
+                     if event.type == "intro_prompt" else
+                     "You may call at most one tool; the message itself is plain text.")
             text += f" That is you: write your message now. {extra}"
         return f"{GM}: {text}" if text else None
     text = str(d.get("text", ""))
