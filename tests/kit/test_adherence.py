@@ -81,6 +81,9 @@ FENCED_VOTE = '```json\n{"name": "cast_vote", "arguments": {"target": 2}}\n```'
     # a tool nobody offered (Qwen's invented `write_message`) around one string: the text
     ("public", _message, '```json\n{"name": "write_message", "arguments": {"message": '
      '"Hi there"}}\n```', "Hi there", {}),
+    # arguments that are a bare string (seen from Qwen): the same
+    ("public", _message, '```json\n{"name": "write_message", "arguments": "Hi all"}\n```',
+     "Hi all", {}),
     # ... but not where the rules refuse that text (a vote), nor with more arguments
     ("vote", _vote, '{"name": "write_message", "arguments": {"message": "3"}}', 3,
      {"call_as_text": 1}),

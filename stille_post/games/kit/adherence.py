@@ -100,6 +100,10 @@ def call_in_text(text: str) -> ToolCall | None:
         args, _ = json.JSONDecoder().raw_decode(text, found.end())
     except ValueError:
         return ToolCall(name, {}, "text_call", malformed="arguments are not valid JSON")
+    if isinstance(args, str):
+        # `"arguments": "Hello all"`: a bare string is what the call says; as its one
+        # argument, `meanings` may take it as text.
+        return ToolCall(name, {"text": args}, "text_call")
     if not isinstance(args, dict):
         return ToolCall(name, {}, "text_call", malformed="arguments are not a JSON object")
     return ToolCall(name, args, "text_call")
