@@ -25,10 +25,13 @@ BOUND = 0.25
 
 # Elimination: how long a seat stays in depends on how it plays, and one recorded game
 # is one draw; SmolLM2's Connections game re-asked half its requests, against a share of
-# 0.17 over its recorded games. These three fall outside the bound (docs/campaigns.md
-# gives every figure); the test fails loudly if one comes inside it.
-OUTSIDE = {"anthropic/elimination_game", "openai-compatible/elimination_game",
-           "openai-compatible/connections_game"}
+# 0.17 over its recorded games. These fall outside the bound (docs/campaigns.md gives
+# every figure); the test fails loudly if one comes inside it.
+# Qwen's recorded Stille Post game ended its seat on its first turn (it wrote a
+# russian_roulette call as text, and lost), and its Connections game re-asked 3 of 4
+# guesses: one draw each, far from the mean of the configuration.
+OUTSIDE = {"anthropic/elimination_game", "openai-compatible/connections_game",
+           "qwen/stille-post", "qwen/connections"}
 
 
 def _billed(transcript: Path) -> int:
