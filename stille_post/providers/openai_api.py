@@ -37,23 +37,24 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 
 
-def to_openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
+def to_openai_messages(request: ChatRequest, *, calls_content: str | None = None
+                       ) -> list[dict[str, Any]]:
+    """`calls_content`: the content of an assistant turn that is only tool calls."""
     out: list[dict[str, Any]] = []
     if request.system:
         out.append({"role": "system", "content": request.system})
     for m in request.messages:
-        out.append(_message(m))
+        out.append(_message(m, calls_content))
     return out
 
 
-def _message(m: Message) -> dict[str, Any]:
+def _message(m: Message, calls_content: str | None) -> dict[str, Any]:
     if m.role == "tool":
         return {"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content}
     if m.role == "assistant" and m.tool_calls:
         return {
             "role": "assistant",
-            # null, not "", beside tool calls: what the API itself sends back.
-            "content": m.content or None,
+            "content": m.content or calls_content,
             "tool_calls": [
                 {"id": c.id or f"call_{i}", "type": "function",
                  "function": {"name": c.name,
@@ -110,6 +111,8 @@ class OpenAIProvider:
     """Chat Completions through the official async SDK, with the SDK's retries off."""
 
     kind = "openai"
+    # null beside tool calls: what the API itself sends back.
+    calls_content: str | None = None
 
     def __init__(
         self,
@@ -140,7 +143,8 @@ class OpenAIProvider:
         return resolve_key(api_key, ["OPENAI_API_KEY"], self.kind)
 
     def _params(self, request: ChatRequest) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(request)}
+        params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(
+            request, calls_content=self.calls_content)}
         if request.tools:
             params["tools"] = [
                 {"type": "function",
@@ -196,6 +200,10 @@ class OpenAICompatibleProvider(OpenAIProvider):
     """Any server that speaks Chat Completions at `base_url` (required)."""
 
     kind = "openai-compatible"
+    # llama-cpp-python's server refuses (HTTP 500, a validation error) null content beside
+    # tool calls; "" means the same to every server, so a seat's own earlier calls can be
+    # sent back.
+    calls_content = ""
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
         if not base_url:
@@ -216,9 +224,4 @@ class OpenAICompatibleProvider(OpenAIProvider):
         # Older servers (llama.cpp, vLLM < 0.6, Ollama) know only `max_tokens`.
         if "max_completion_tokens" in params:
             params["max_tokens"] = params.pop("max_completion_tokens")
-        # llama-cpp-python's server refuses (HTTP 500, a validation error) an assistant turn
-        # whose content is null beside its tool calls, which OpenAI itself sends back; ""
-        # means the same to every server, so a seat's own earlier calls can be replayed.
-        params["messages"] = [{**m, "content": ""} if m.get("tool_calls") and
-                              m.get("content") is None else m for m in params["messages"]]
         return params

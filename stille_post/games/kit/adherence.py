@@ -26,7 +26,7 @@ Error kinds (`classify`), judged from the reply's shape, not from the game's wor
 - `bad_text`: text of the wrong shape (two words where one was asked, ...);
 - `call_as_text`: a tool call written out as the reply's text (`{"name": "cast_vote",
   "arguments": {...}}`, fenced or not) that means no answer here (`call_in_text`). Two are
-  met half-way instead, when the rules accept what they mean (`meanings`): an offered
+  met half-way instead, when the rules accept what they mean (`meaning`): an offered
   tool's call is taken as that call, and a call to a tool nobody offered whose one
   argument is a string is taken as that text (a message in JSON clothes);
 - `no_answer`: the provider failed after its retries, or the deadline passed.
@@ -102,27 +102,27 @@ def call_in_text(text: str) -> ToolCall | None:
         return ToolCall(name, {}, "text_call", malformed="arguments are not valid JSON")
     if isinstance(args, str):
         # `"arguments": "Hello all"`: a bare string is what the call says; as its one
-        # argument, `meanings` may take it as text.
+        # argument, `meaning` may take it as text.
         return ToolCall(name, {"text": args}, "text_call")
     if not isinstance(args, dict):
         return ToolCall(name, {}, "text_call", malformed="arguments are not a JSON object")
     return ToolCall(name, args, "text_call")
 
 
-def meanings(call: ToolCall, tools: Sequence[Tool]) -> list[dict[str, Any]]:
+def meaning(call: ToolCall, tools: Sequence[Tool]) -> dict[str, Any] | None:
     """What a call written as text plainly means, as replacements of the reply's fields,
     for the rules to judge: the call itself when an offered tool's arguments are readable;
     the text when the call is to a tool nobody offered whose one argument is a string
     (`{"name": "write_message", "arguments": {"message": "Hello"}}`: a message in JSON
-    clothes). Anything else means nothing."""
+    clothes). Anything else means nothing (None)."""
     if call.malformed is not None:
-        return []
+        return None
     if any(t.name == call.name for t in tools):
-        return [{"text": "", "tool_calls": (call,)}]
+        return {"text": "", "tool_calls": (call,)}
     values = list(call.arguments.values())
     if len(values) == 1 and isinstance(values[0], str) and values[0].strip():
-        return [{"text": values[0]}]
-    return []
+        return {"text": values[0]}
+    return None
 
 
 def call_as_text_reason(call: ToolCall) -> str:

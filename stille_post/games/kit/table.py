@@ -15,6 +15,7 @@ into the log in a fixed order, so a replay is byte-identical.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, Protocol, TypeVar
@@ -27,7 +28,7 @@ from stille_post.games.kit.adherence import (
     call_as_text_reason,
     call_in_text,
     classify,
-    meanings,
+    meaning,
 )
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
@@ -148,11 +149,10 @@ class Table:
             if written is not None:
                 # A call written as text (kit/adherence.py `call_in_text`) is met half-way
                 # when its meaning is plain, and otherwise refused (`call_as_text`):
-                for meant in meanings(written, tools):
-                    try:
+                meant = meaning(written, tools)
+                if meant is not None:
+                    with contextlib.suppress(ParseError):
                         return validate(replace(action, **meant))
-                    except ParseError:
-                        pass
                 errors.append("call_as_text")
                 raise ParseError(call_as_text_reason(written))
             try:
