@@ -21,13 +21,26 @@ ROOT = Path(__file__).resolve().parents[1] / "cassettes" / "providers"
 SAMPLE = 10
 
 
+def game_cassettes() -> list[Path]:
+    """Every whole-game cassette's setup (`GAME.json`): the providers' games and the
+    proving ground's real Qwen games (openai-compatible/qwen/)."""
+    return sorted([*ROOT.glob("*/*.json"), *ROOT.glob("*/qwen/*.json")])
+
+
+def billed_tokens(transcript: Path) -> int:
+    """What the recorded game billed: input (with cached reads for Anthropic, whose input
+    count leaves them out) and output, over every seat."""
+    result = json.loads(transcript.read_text(encoding="utf-8").splitlines()[-1])
+    anthropic = transcript.parent.name == "anthropic"
+    return sum(u["input_tokens"] + (u.get("cached_input_tokens", 0) if anthropic else 0)
+               + u["output_tokens"] for u in result["usage"].values())
+
+
 def compare(path: Path) -> dict[str, Any]:
     recorded = json.loads(path.read_text(encoding="utf-8"))
-    lines = path.with_name(path.stem + ".transcript.jsonl").read_text().splitlines()
-    head, result = json.loads(lines[0]), json.loads(lines[-1])
-    anthropic = path.parent.name == "anthropic"
-    billed = sum(u["input_tokens"] + (u.get("cached_input_tokens", 0) if anthropic else 0)
-                 + u["output_tokens"] for u in result["usage"].values())
+    transcript = path.with_name(path.stem + ".transcript.jsonl")
+    head = json.loads(transcript.read_text(encoding="utf-8").splitlines()[0])
+    billed = billed_tokens(transcript)
     requests = len(yaml.safe_load(path.with_suffix(".yaml").read_text())["interactions"])
     config = TournamentConfig(game=head["game"], games=SAMPLE, seed=recorded["seed"],
                               seating="fixed", players=tuple(recorded["players"]),
@@ -42,8 +55,7 @@ def compare(path: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    # The providers' game cassettes and the proving ground's real Qwen games (qwen/).
-    rows = [compare(p) for p in sorted([*ROOT.glob("*/*.json"), *ROOT.glob("*/qwen/*.json")])]
+    rows = [compare(p) for p in game_cassettes()]
     if "--json" in argv:
         print(json.dumps({"cassettes": rows,
                           "within_25_percent": sum(abs(r["ratio"] - 1) <= 0.25 for r in rows)}))

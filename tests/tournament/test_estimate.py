@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.bench_estimate import billed_tokens, game_cassettes
 from stille_post.tournament.config import TournamentConfig
 from stille_post.tournament.estimate import estimate
 from tests import clirun
 
 pytestmark = pytest.mark.heavy
 
-ROOT = Path(__file__).resolve().parents[2]
 # Every whole-game cassette: 4 providers x 3 games, the real SmolLM2 Chameleon game, and
 # the proving ground's four real Qwen games (openai-compatible/qwen/).
-CASSETTES = sorted([*(ROOT / "cassettes" / "providers").glob("*/*.json"),
-                    *(ROOT / "cassettes" / "providers").glob("*/qwen/*.json")])
+CASSETTES = game_cassettes()
 BOUND = 0.25
 
 # Elimination: how long a seat stays in depends on how it plays, and one recorded game
@@ -32,13 +31,6 @@ BOUND = 0.25
 # guesses: one draw each, far from the mean of the configuration.
 OUTSIDE = {"anthropic/elimination_game", "openai-compatible/connections_game",
            "qwen/stille-post", "qwen/connections"}
-
-
-def _billed(transcript: Path) -> int:
-    result = json.loads(transcript.read_text(encoding="utf-8").splitlines()[-1])
-    anthropic = transcript.parent.name == "anthropic"  # its input excludes cached reads
-    return sum(u["input_tokens"] + (u.get("cached_input_tokens", 0) if anthropic else 0)
-               + u["output_tokens"] for u in result["usage"].values())
 
 
 def _case(path: Path) -> str:
@@ -68,7 +60,7 @@ def test_the_estimate_is_within_a_quarter_of_what_the_cassette_billed(path: Path
     # length (the samples' range is within 2%): two sampled games are enough there.
     plan = estimate(config, sample=2 if game == "connections" else 10)
     per_game = plan["tokens"]["expected"] / plan["games"]
-    billed = _billed(transcript)
+    billed = billed_tokens(transcript)
     assert abs(per_game / billed - 1) <= BOUND, (per_game, billed)
 
 
