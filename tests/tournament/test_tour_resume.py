@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,19 +44,42 @@ def _indexed(out: Path) -> int:
         return 0  # the table is not created yet
 
 
+# The killed run, with its second group's rows held back forever. Grouped fsyncs made 120
+# bot games quicker than this test's poll: in CI the whole run once ended between two
+# polls, and "kill it midway" became a race. Now the first group commits, the second is
+# renamed into place (tournament/groupcommit.py, steps 1 and 2) and then waits on an Event
+# nobody sets, so the kill always lands between a group's transcripts and its rows, the
+# hardest point to resume from.
+_STALLED_CLI = """
+import threading
+from stille_post.tournament.index import GameIndex
+real_add_many = GameIndex.add_many
+groups = []
+def add_many(self, rows):
+    if rows:
+        groups.append(len(rows))
+        if len(groups) == 2:
+            threading.Event().wait()
+    real_add_many(self, rows)
+GameIndex.add_many = add_many
+from stille_post.cli import main
+main()
+"""
+
+
 def test_kill_9_midway_then_resume_equals_an_uninterrupted_run(
         tmp_path: Path, play: Play, cli: Cli, cli_env: dict[str, str]) -> None:
     out = tmp_path / "killed"
     args = ["tournament", "stille-post", "--games", str(GAMES), "--seed", str(SEED),
             "--out", str(out), "--concurrency", "4", "--json"]
-    proc = subprocess.Popen(cli(*args), env=cli_env, stdout=subprocess.DEVNULL,
+    stalled = [sys.executable, "-c", _STALLED_CLI, *args]
+    proc = subprocess.Popen(stalled, env=cli_env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    # The first game is committed alone, the next ones in groups of up to 50 ms of games
-    # (tournament/groupcommit.py): killed after the first commit, the run is midway. (A
-    # third of the games, the old mark, could be the last group: 120 bot games take
-    # about as long as this loop's poll once fsyncs are grouped.)
-    while _indexed(out) < 1 and time.monotonic() < deadline:
+    def stalled_midway() -> bool:  # the first group indexed, the second placed, rowless
+        return 0 < _indexed(out) < len(list((out / "games").glob("*.jsonl")))
+
+    while not stalled_midway() and time.monotonic() < deadline:
         if proc.poll() is not None:
             err = proc.stderr.read() if proc.stderr else b""
             raise AssertionError(f"the run ended before the kill: {err!r}")
@@ -65,11 +89,11 @@ def test_kill_9_midway_then_resume_equals_an_uninterrupted_run(
     killed_at = _indexed(out)
     assert 0 < killed_at < GAMES, "the kill must land midway"
     # Finished transcripts are put in place (and synced) just before their group's rows
-    # commit, so a kill can land between the two: such a game is indexed from its
+    # commit, and the kill landed between the two: such a game is indexed from its
     # transcript on resume, never played again. Every complete transcript in place counts
     # as done.
     placed = sum(1 for f in (out / "games").glob("*.jsonl") if Transcript.load(f).complete)
-    assert killed_at <= placed
+    assert killed_at < placed
 
     done = subprocess.run(cli(*args, "--resume"), env=cli_env, capture_output=True,
                           text=True, timeout=300)
