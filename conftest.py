@@ -79,6 +79,17 @@ def _heavy_files_first(items: list[pytest.Item]) -> None:
                                  first_seen[item.path]))
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Everything imported so far (the three SDKs, matplotlib, scipy: hundreds of thousands
+    # of objects) lives as long as the process. Left in the collector's generations, every
+    # full collection during the tests walks all of it again; frozen, it is skipped. The
+    # tests' own garbage is collected as usual, in fewer and larger young generations.
+    # Together: about 9 s less CPU per run of the suite (docs/performance.md).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     # An xdist worker's last act. Its heap (the three SDKs alone import thousands of modules)

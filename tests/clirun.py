@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -128,6 +129,13 @@ def serve() -> None:
     import stille_post.cli  # noqa: F401  (imported once, before any fork)
 
     _preload()
+    # Frozen before any fork: a child's collections skip the server's heap (the CLI and
+    # matplotlib, hundreds of thousands of objects) instead of walking it, and touching
+    # each object's header, which copied most of the heap's pages into every child. A
+    # bad-input line took 0.25 s and now takes about 0.1 s. The child's own objects are
+    # collected as usual, less often (fewer, larger young generations).
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
     parallel = max(1, os.cpu_count() or 1)
     for line in sys.stdin:
