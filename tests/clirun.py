@@ -113,14 +113,16 @@ def _run_jobs(jobs: Sequence[Mapping[str, Any]], parallel: int) -> list[int]:
 
 def _preload() -> None:
     """What many command lines import on first use, and a fresh interpreter would import
-    again for each: matplotlib (a `report` draws charts: about 0.7 s). Imported once, before
-    any fork; the charts select the Agg backend themselves. Preloading the three SDKs too
-    was measured and dropped: the suite took 5 s longer (each server paid for them, and few
-    command lines use them)."""
+    again for each: matplotlib (a `report` draws charts: about 0.7 s) and the openai SDK
+    (0.6 s; a dozen command lines of the suite play against a loopback OpenAI-compatible
+    server or a cassette). Imported once, before any fork; the charts select the Agg
+    backend themselves. The anthropic and google SDKs are left out: one or two command
+    lines use them, and each server would pay 1.5 s for them."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot
+    import openai  # noqa: F401
 
 
 def serve() -> None:
