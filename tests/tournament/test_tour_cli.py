@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scipy.stats import binom
 
 from tests import clirun
+from tests.lazystats import binom_interval
 
 pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 
@@ -62,7 +62,7 @@ def test_2000_gambler_games_eliminate_each_seat_about_half_the_time(
                 "--concurrency", "4", "--out", str(tmp_path / "g"))
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    lo, hi = binom.interval(0.999, 2000, 0.5)
+    lo, hi = binom_interval(0.999, 2000, 0.5)
     assert (lo, hi) == (926.0, 1074.0)
     assert data["status"]["completed"] == 2000
     for seat in ("1", "2"):

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.heavy  # seconds in all: handed out first (conftest.py)
 Play = Callable[..., RunStats]
 Cli = Callable[..., list[str]]
 # The issue's acceptance run uses 300 games: STILLE_POST_KILL_GAMES=300 pytest ...
-GAMES = int(os.environ.get("STILLE_POST_KILL_GAMES", "120"))
+GAMES = int(os.environ.get("STILLE_POST_KILL_GAMES", "60"))
 SEED = 5
 
 
@@ -44,21 +44,24 @@ def _indexed(out: Path) -> int:
         return 0  # the table is not created yet
 
 
-# The killed run, with its second group's rows held back forever. Grouped fsyncs made 120
-# bot games quicker than this test's poll: in CI the whole run once ended between two
-# polls, and "kill it midway" became a race. Now the first group commits, the second is
-# renamed into place (tournament/groupcommit.py, steps 1 and 2) and then waits on an Event
-# nobody sets, so the kill always lands between a group's transcripts and its rows, the
+# The killed run: after its first group of rows, every later group waits forever between
+# its placed transcripts and its rows. Grouped fsyncs made bot games quicker than this
+# test's poll: in CI all of them once ended between two polls, and "kill it midway" became
+# a race. The run has a worker process per core, each committing its own groups, so the
+# first group is marked by a file: whichever worker commits first goes on, and every
+# other group in any worker is renamed into place (tournament/groupcommit.py, steps 1 and
+# 2) and then stalls. The kill always lands between transcripts and their rows, the
 # hardest point to resume from.
 _STALLED_CLI = """
-import threading
+import os, sys, threading
 from stille_post.tournament.index import GameIndex
 real_add_many = GameIndex.add_many
-groups = []
+first_group_mark = sys.argv.pop(1)
 def add_many(self, rows):
     if rows:
-        groups.append(len(rows))
-        if len(groups) == 2:
+        try:
+            os.close(os.open(first_group_mark, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
             threading.Event().wait()
     real_add_many(self, rows)
 GameIndex.add_many = add_many
@@ -72,7 +75,7 @@ def test_kill_9_midway_then_resume_equals_an_uninterrupted_run(
     out = tmp_path / "killed"
     args = ["tournament", "stille-post", "--games", str(GAMES), "--seed", str(SEED),
             "--out", str(out), "--concurrency", "4", "--json"]
-    stalled = [sys.executable, "-c", _STALLED_CLI, *args]
+    stalled = [sys.executable, "-c", _STALLED_CLI, str(tmp_path / "first-group"), *args]
     proc = subprocess.Popen(stalled, env=cli_env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
