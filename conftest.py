@@ -99,6 +99,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         gc.freeze()
 
 
+def pytest_recording_configure(config: pytest.Config, vcr: Any) -> None:
+    from stille_post.providers.recording import json_body
+
+    vcr.register_matcher("body", json_body)  # as the CLI's --replay does
+
+
 @pytest.fixture(scope="module")
 def vcr_config() -> dict[str, Any]:
     from stille_post.providers.recording import vcr_config as shared_vcr_config

@@ -47,7 +47,7 @@ def overhead() -> None:
     import vcr
 
     from stille_post.providers import create_provider
-    from stille_post.providers.recording import vcr_config
+    from stille_post.providers.recording import json_body, vcr_config
     from stille_post.providers.retry import RetryPolicy
     from tests.emulators import scenarios as S
 
@@ -65,6 +65,7 @@ def overhead() -> None:
         request = S.text_request(max_output_tokens=DEFAULT_MAX_OUTPUT_TOKENS.get(kind))
         provider = create_provider(kind, S.TURN_MODEL[kind], **options)
         recorder = vcr.VCR(record_mode="none", **vcr_config())
+        recorder.register_matcher("body", json_body)
 
         async def calls(n: int, provider: Any = provider, request: Any = request
                         ) -> list[float]:

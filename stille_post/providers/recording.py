@@ -15,6 +15,7 @@ Secrets never reach a cassette (DESIGN.md "Record and replay"):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,12 +28,63 @@ FILTER_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "openai-organi
                   "openai-project", "cookie"]
 FILTER_QUERY_PARAMETERS = ["key", "api_key", "apikey", "token", "access_token"]
 # Matching on the body keeps concurrent calls apart: the identity guesses of all seats go
-# out at once and come back in any order while recording.
+# out at once and come back in any order while recording. "body" is `json_body` below
+# wherever this module makes a VCR (and in the test-suite's pytest-recording hook).
 MATCH_ON = ["method", "scheme", "host", "port", "path", "body"]
 
 # Headers worth keeping: what the SDKs need to parse a reply and what shows the wire format.
 _KEEP_REQUEST_HEADERS = {"content-type", "accept-encoding", "anthropic-version"}
 _KEEP_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
+
+def json_body(new: Any, recorded: Any) -> None:
+    """vcrpy's `body` matcher for JSON APIs, at a fraction of its cost.
+
+    vcrpy compares each request with every recorded one, and its `body` matcher parses
+    both bodies each time and, when they differ (nearly always), renders a unified diff of
+    the two for a message nobody reads unless nothing matches: a 105-call Elimination
+    cassette spent 6 of its 10 s of replay there. Here each body is parsed once per
+    request object, and a difference is named by its first JSON path
+    (`.messages[3].content`). Bodies that are not both JSON go to vcrpy's own matcher.
+    """
+    a, b = _json_of(new), _json_of(recorded)
+    if a is _NOT_JSON or b is _NOT_JSON:
+        from vcr.matchers import body
+
+        body(new, recorded)
+        return
+    if a != b:
+        raise AssertionError(f"the JSON bodies differ at {_first_difference(a, b)}")
+
+
+_NOT_JSON = object()
+
+
+def _json_of(request: Any) -> Any:
+    raw = getattr(request, "_body", None)
+    cached = getattr(request, "_stille_post_json", None)
+    if cached is not None and cached[0] is raw:
+        return cached[1]
+    value: Any = _NOT_JSON
+    if isinstance(raw, bytes) and "json" in str(request.headers.get("content-type", "")):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = _NOT_JSON
+    request._stille_post_json = (raw, value)
+    return value
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    if type(a) is type(b) and isinstance(a, dict):
+        for key in sorted(a.keys() | b.keys()):
+            if a.get(key, _NOT_JSON) != b.get(key, _NOT_JSON):
+                return _first_difference(a.get(key), b.get(key), f"{path}.{key}")
+    elif type(a) is type(b) and isinstance(a, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+    return path or "the top"
+
 
 def scrub_request(request: Any) -> Any:
     for name in list(request.headers):
@@ -147,5 +199,6 @@ def cassette(path: Path, *, mode: Literal["record", "replay"],
     if match_on is not None:
         config["match_on"] = match_on
     recorder = vcr.VCR(record_mode="all" if mode == "record" else "none", **config)
+    recorder.register_matcher("body", json_body)
     with recorder.use_cassette(str(path)) as cas:
         yield cas
