@@ -4,6 +4,7 @@ vcrpy's own `body` matcher on every pair, without its cost."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from vcr.matchers import body as vcr_body
@@ -31,9 +32,9 @@ def _matches(matcher: object, a: Request, b: Request) -> bool:
     return True
 
 
-def _changed(path: list[object], value: object) -> dict[str, object]:
-    copy = json.loads(json.dumps(BASE))
-    node = copy
+def _changed(path: list[str | int], value: object) -> dict[str, Any]:
+    copy: dict[str, Any] = json.loads(json.dumps(BASE))
+    node: Any = copy
     for key in path[:-1]:
         node = node[key]
     node[path[-1]] = value
@@ -74,9 +75,9 @@ def test_a_body_is_parsed_once_per_request_and_again_when_it_changes() -> None:
     recorded = [_request(_changed(["temperature"], t)) for t in range(5)]
     for r in recorded:
         _matches(json_body, new, r)
-    first = new._stille_post_json  # type: ignore[attr-defined]
+    first = new._stille_post_json
     for r in recorded:
         _matches(json_body, new, r)
-    assert new._stille_post_json is first  # type: ignore[attr-defined]
+    assert new._stille_post_json is first
     new.body = json.dumps(recorded[2]._body and json.loads(recorded[2]._body)).encode()
     assert _matches(json_body, new, recorded[2])  # the new body, not the cached one
