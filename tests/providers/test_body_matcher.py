@@ -14,7 +14,7 @@ from stille_post.providers.recording import json_body
 
 JSON = {"content-type": "application/json"}
 URL = "https://api.openai.com/v1/chat/completions"
-BASE = {"model": "gpt-5", "messages": [{"role": "system", "content": "rules"},
+BASE: dict[str, Any] = {"model": "gpt-5", "messages": [{"role": "system", "content": "rules"},
                                        {"role": "user", "content": "your turn"}],
         "temperature": 1}
 
