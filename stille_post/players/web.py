@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import secrets
 import socket
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -66,6 +67,8 @@ class WebSeat:
     feed: list[str] = field(default_factory=list)
     pending: _Pending | None = None
     answered: int = 0
+    watched: bool = False  # a page has asked for this seat's state
+    saw_end: bool = False  # ...and was told the game is over
 
     async def answer(self, seat: int, rules: str, fresh: list[str], form: Form,
                      check: Callable[[Action], None]) -> Action:
@@ -115,6 +118,8 @@ class WebSeat:
         return None
 
     def state(self, over: bool) -> dict[str, Any]:
+        self.watched = True
+        self.saw_end = self.saw_end or over
         return {"seat": self.seat, "rules": self.rules, "feed": self.feed,
                 "form": self.pending.form.to_json() if self.pending else None,
                 "answered": self.answered, "over": over}
@@ -178,8 +183,12 @@ class WebSeats:
     async def aclose(self) -> None:
         self.over = True
         if self._server is not None and self._task is not None:
-            # Let a polling page see the end before the server goes.
-            await asyncio.sleep(1.2)
+            # Let each open page see the end before the server goes: it polls every
+            # half second, so at most 1.2 s (a page never opened is not waited for).
+            deadline = time.monotonic() + 1.2
+            while time.monotonic() < deadline and any(
+                    s.watched and not s.saw_end for s in self.seats.values()):
+                await asyncio.sleep(0.02)
             self._server.should_exit = True
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, 5)

@@ -111,6 +111,13 @@
     $("waiting").hidden = false;
   }
 
+  // One pending poll at a time: every half second, and every 100 ms for the few seconds
+  // after an answer is taken, when the next question usually comes (bots answer in
+  // milliseconds, so a person waits for the page, not for the game).
+  let pollTimer = null;
+  let eagerUntil = 0;
+  function pollIn(ms) { clearTimeout(pollTimer); pollTimer = setTimeout(poll, ms); }
+
   async function poll() {
     let state;
     try {
@@ -139,7 +146,7 @@
     }
     $("status").textContent = state.over ? "game over" : (state.form ? "your turn" : "waiting");
     $("status").dataset.over = state.over ? "1" : "";
-    if (!state.over || state.form) setTimeout(poll, 500);
+    if (!state.over || state.form) pollIn(!state.form && Date.now() < eagerUntil ? 100 : 500);
   }
 
   async function send(ev) {
@@ -156,7 +163,7 @@
       });
       const reply = await r.json();
       if (reply.error) $("error").textContent = "Not accepted: " + reply.error + ". Please answer again.";
-      else { $("error").textContent = ""; hideForm(); formKey = "sent"; }
+      else { $("error").textContent = ""; hideForm(); formKey = "sent"; eagerUntil = Date.now() + 3000; pollIn(20); }
     } catch (e) {
       $("error").textContent = "could not send: " + e;
     } finally {

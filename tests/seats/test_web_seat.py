@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.viewer.helpers import until
+
 # The page is served on loopback; --block-network (CI's command) allows only that.
 pytestmark = [pytest.mark.heavy,
               pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$", r"localhost$", r"::1$"])]
@@ -62,7 +64,7 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
             if status.get_attribute("data-over") == "1" and not _visible(browser, "form"):
                 break
             if not _visible(browser, "form"):
-                time.sleep(0.2)
+                time.sleep(0.05)
                 continue
             instruction = browser.find_element(By.ID, "instruction").text
             if _visible(browser, "seat-choice"):
@@ -80,15 +82,17 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
                 else:
                     box.send_keys("apple")
                     assert browser.find_element(By.ID, "count").text == "1 word"
+            browser.execute_script("document.getElementById('error').textContent = ''")
             browser.find_element(By.ID, "send").click()
+            # The page hides the form once the answer is taken, or shows why it was not.
+            until(lambda: not _visible(browser, "form")
+                  or bool(browser.find_element(By.ID, "error").text))
             if not refused:
-                time.sleep(0.3)
                 error = browser.find_element(By.ID, "error").text
                 assert "Not accepted: the reply has 2 words" in error, error
                 refused = True
                 continue
             answered += 1
-            time.sleep(0.3)
         else:
             raise AssertionError("the game did not end in the browser")
         feed = browser.find_element(By.ID, "feed").text
