@@ -125,12 +125,29 @@ def _preload() -> None:
     import openai  # noqa: F401
 
 
+def _build_the_command_once(app: Any) -> None:
+    """typer turns the app into a click command on every call (18 ms for ours): built here
+    once, before any fork, each child finds it made. The same command a fresh interpreter
+    would build; an app made after a reload (plugin games) is built anew."""
+    import typer.main
+
+    build = typer.main.get_command
+    built = {id(app): (app, build(app))}
+
+    def get_command(typer_app: Any) -> Any:
+        made = built.get(id(typer_app))
+        return made[1] if made is not None and made[0] is typer_app else build(typer_app)
+
+    typer.main.get_command = get_command  # type: ignore[assignment]
+
+
 def serve() -> None:
     """One request per line on stdin (a JSON list of jobs), one answer per line (their
     exit codes), until stdin closes."""
-    import stille_post.cli  # noqa: F401  (imported once, before any fork)
+    import stille_post.cli  # (imported once, before any fork)
 
     _preload()
+    _build_the_command_once(stille_post.cli.app)
     # Frozen before any fork: a child's collections skip the server's heap (the CLI and
     # matplotlib, hundreds of thousands of objects) instead of walking it, and touching
     # each object's header, which copied most of the heap's pages into every child. A
