@@ -84,9 +84,11 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
                     assert browser.find_element(By.ID, "count").text == "1 word"
             browser.execute_script("document.getElementById('error').textContent = ''")
             browser.find_element(By.ID, "send").click()
-            # The page hides the form once the answer is taken, or shows why it was not.
-            until(lambda: not _visible(browser, "form")
-                  or bool(browser.find_element(By.ID, "error").text))
+            # The button is disabled while the answer is sent: once it is back, the answer
+            # was taken (the form hidden, perhaps already showing the next question) or
+            # refused with the reason shown.
+            until(lambda: browser.execute_script(
+                "return !document.getElementById('send').disabled"))
             if not refused:
                 error = browser.find_element(By.ID, "error").text
                 assert "Not accepted: the reply has 2 words" in error, error
