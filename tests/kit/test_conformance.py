@@ -101,17 +101,25 @@ def test_same_seed_same_transcript(game: GameDefinition, tmp_path: Path) -> None
     assert texts[0] != texts[2]
 
 
-def _played(game: GameDefinition, seed: int, probe: bool = False
+_PLAYED: dict[tuple[str, int], tuple[Any, list[Event], dict[int, list[str]]]] = {}
+
+
+def _played(game: GameDefinition, seed: int
             ) -> tuple[Any, list[Event], dict[int, list[str]]]:
-    prepared = prepare(game, seed=seed, rng=make_rng(seed))
-    requests: dict[int, list[str]] = {}
-    if probe:
+    """The game played once per seed with every seat probed (`PromptProbe`: it plays as
+    the seat's player does, so the outcome and events are the unprobed game's), shared by
+    the outcome and the isolation checks."""
+    key = (game.name, seed)
+    if key not in _PLAYED:
+        prepared = prepare(game, seed=seed, rng=make_rng(seed))
+        requests: dict[int, list[str]] = {}
         table = prepared.engine.table
         table.players = {s: PromptProbe(p, game, requests.setdefault(s, []))
                          for s, p in table.players.items()}
-    events: list[Event] = []
-    outcome = asyncio.run(prepared.play(events.append))
-    return outcome, events, requests
+        events: list[Event] = []
+        outcome = asyncio.run(prepared.play(events.append))
+        _PLAYED[key] = (outcome, events, requests)
+    return _PLAYED[key]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -166,7 +174,7 @@ def _sentences(event: Event) -> set[str]:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_no_request_holds_text_its_seat_may_not_see(game: GameDefinition, seed: int) -> None:
-    _, events, requests = _played(game, seed, probe=True)
+    _, events, requests = _played(game, seed)
     assert any(requests.values()), "the probe saw no decision"
     private = [e for e in events if not e.visibility.is_public]
     for seat, texts in requests.items():
