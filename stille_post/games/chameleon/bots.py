@@ -60,6 +60,7 @@ class ChameleonBot:
         self.rng = rng
         self.card = card  # the hint words; bots work without them
         self.name = f"bot:{self.kind}"
+        self._fitting: dict[str, frozenset[str]] = {}
 
     async def decide(self, decision: Decision[Any]) -> Action:
         obs: ChameleonObservation = decision.observation
@@ -82,17 +83,25 @@ class ChameleonBot:
         found = self.card.hints_for(word) if self.card is not None else ()
         return (*found, fallback_hint(word))
 
+    def fitting(self, word: str) -> frozenset[str]:
+        """What a player who knows `word` might say, normalised: the word and its hints
+        (kept per word: a vote weighs every card word against every word heard)."""
+        found = self._fitting.get(word)
+        if found is None:
+            found = frozenset({normalise(word), *(normalise(h) for h in self.hints(word))})
+            self._fitting[word] = found
+        return found
+
     def fits(self, said: str, word: str) -> bool:
         """Whether `said` is what a player who knows `word` might say."""
-        key = normalise(said)
-        return key == normalise(word) or key in {normalise(h) for h in self.hints(word)}
+        return normalise(said) in self.fitting(word)
 
     def likely_secrets(self, obs: ChameleonObservation) -> list[str]:
         """The card words best supported by the others' words: said outright most often,
         else hinted at most often; every word when nothing was said that fits one."""
-        heard = [w for _, w in obs.other_responses()]
-        named = Counter(normalise(w) for w in heard)
-        scores = {w: (named[normalise(w)], sum(self.fits(h, w) for h in heard))
+        heard = [normalise(w) for _, w in obs.other_responses()]
+        named = Counter(heard)
+        scores = {w: (named[normalise(w)], sum(h in self.fitting(w) for h in heard))
                   for w in obs.words}
         best = max(scores.values(), default=(0, 0))
         if best == (0, 0):
@@ -169,8 +178,8 @@ class RevealingBot(ChameleonBot):
     def chameleon_word(self, obs: ChameleonObservation) -> str:
         return self.best_guess(obs)
 
-    def fits(self, said: str, word: str) -> bool:
-        return normalise(said) == normalise(word)
+    def fitting(self, word: str) -> frozenset[str]:
+        return frozenset({normalise(word)})  # the word itself, never a hint
 
 
 class CopycatBot(ChameleonBot):
