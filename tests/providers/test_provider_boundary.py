@@ -87,10 +87,10 @@ def test_invalid_json_is_retried_once_then_reasked_with_the_reason() -> None:
 def test_a_trickled_body_is_ended_by_the_attempt_deadline() -> None:
     emu = Emulator("openai", faults=FaultPolicy(1.0, kinds=("trickle",))).start()
     assert emu.state.faults_policy is not None
-    emu.state.faults_policy.trickle_gap_s = 0.2  # a ~1 KB body would take minutes
+    emu.state.faults_policy.trickle_gap_s = 0.05  # a ~1 KB body would take a minute
     try:
         with pytest.raises(ProviderError, match="did not answer in time"):
-            asyncio.run(_player(emu, timeout=0.3).decide(DECISION))
+            asyncio.run(_player(emu, timeout=0.1).decide(DECISION))
     finally:
         emu.stop()
     assert emu.state.faults_policy.requests == 4  # the first try and max_retries=3
