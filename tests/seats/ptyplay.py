@@ -41,7 +41,7 @@ def run(args: list[str], answer: Callable[[str, Session], str | None], *,
     answered_at = -1
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.2)
+            ready, _, _ = select.select([fd], [], [], 0.05)  # quiet this long: read the screen
             if ready:
                 try:
                     chunk = os.read(fd, 65536)
