@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,7 @@ def layer_of(module: str) -> int | None:
     return LAYERS.get(parts[1])
 
 
+@cache  # parsed when a test asks, not when pytest collects (~0.5 s per test process)
 def arrows() -> dict[str, list[tuple[int, str]]]:
     out: dict[str, list[tuple[int, str]]] = {}
     for name, path in MODULES.items():
@@ -83,9 +85,6 @@ def arrows() -> dict[str, list[tuple[int, str]]]:
         out[name] = [(line, m) for line, m in imported_modules(path, tree)
                      if m.startswith("stille_post")]
     return out
-
-
-ARROWS = arrows()
 
 
 def upward_imports(graph: dict[str, list[tuple[int, str]]]) -> list[str]:
@@ -112,11 +111,11 @@ def test_every_package_folder_has_a_layer() -> None:
 
 
 def test_imports_point_down() -> None:
-    assert upward_imports(ARROWS) == []
+    assert upward_imports(arrows()) == []
 
 
 def test_no_two_modules_import_each_other() -> None:
-    found = circles(ARROWS)
+    found = circles(arrows())
     assert found - KNOWN_CIRCLES == set(), "new import circles"
     assert KNOWN_CIRCLES - found == set(), "broken circles: take them off KNOWN_CIRCLES"
 
@@ -127,11 +126,13 @@ def test_no_two_modules_import_each_other() -> None:
     ("stille_post.tournament.report", "stille_post.cli.render"),
 ])
 def test_an_upward_import_is_caught(module: str, target: str) -> None:
-    graph = {**ARROWS, module: [*ARROWS[module], (1, target)]}
+    known = arrows()
+    graph = {**known, module: [*known[module], (1, target)]}
     assert any(target in line for line in upward_imports(graph))
 
 
 def test_a_new_circle_is_caught() -> None:
     a, b = "stille_post.games.kit.votes", "stille_post.games.kit.framing"
-    graph = {**ARROWS, a: [*ARROWS[a], (1, b)], b: [*ARROWS[b], (1, a)]}
+    known = arrows()
+    graph = {**known, a: [*known[a], (1, b)], b: [*known[b], (1, a)]}
     assert frozenset({a, b}) in circles(graph)
