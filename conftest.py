@@ -98,7 +98,10 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
             cache.mkdir(exist_ok=True)
             pyc = cache / (path.name[:-3] + PYC_TAIL)
             if _read_pyc(path, pyc, state.trace) is None:
-                source_hash, code = _rewrite_test(path, config)
+                try:
+                    source_hash, code = _rewrite_test(path, config)
+                except (SyntaxError, OSError, ValueError):
+                    continue  # the worker that imports it reports it, as usual
                 _write_pyc(state, code, source_hash, pyc)
 
     files = sorted(p for folder in ("tests", "spec") for p in (ROOT / folder).rglob("*.py")
