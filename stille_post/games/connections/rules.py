@@ -55,23 +55,28 @@ def excluded(blocked: Collection[str], used: Collection[str], secret: str | None
 def word_error(raw: str, *, prefix: str, dictionary: Dictionary, blocked: Collection[str],
                used: Collection[str], secret: str | None) -> str | None:
     """Why `raw` may not be played as a clue word or a guess now, or None. The checks run
-    in the order of the paper's appendix B corrections: prefix, then the lists."""
+    in the order of the paper's appendix B corrections: prefix, then the lists. Each
+    reason ends with what to do instead: a small model given only what was wrong repeats
+    the same word (docs/adherence.md)."""
+    why = _why_not(raw, prefix, dictionary, blocked, used, secret)
+    return None if why is None else f"{why}: give another word that starts with {prefix.upper()}"
+
+
+def _why_not(raw: str, prefix: str, dictionary: Dictionary, blocked: Collection[str],
+             used: Collection[str], secret: str | None) -> str | None:
     word = normalise(raw)
-    # Each reason ends with what to do instead: a small model given only what was wrong
-    # repeats the same word (docs/adherence.md).
-    instead = f": give another word that starts with {prefix.upper()}"
     if not word:
-        return "you gave no word" + instead
+        return "you gave no word"
     if not word.isalpha() or " " in word:
-        return f"{raw.strip()[:40]!r} is not a single word of letters" + instead
+        return f"{raw.strip()[:40]!r} is not a single word of letters"
     if not word.startswith(prefix):
-        return f"your word {word!r} does not start with {prefix.upper()!r}" + instead
+        return f"your word {word!r} does not start with {prefix.upper()!r}"
     if word not in dictionary:
-        return f"{word!r} is not in the game's dictionary" + instead
+        return f"{word!r} is not in the game's dictionary"
     if word in blocked:
-        return f"{word!r} is blocked" + instead
+        return f"{word!r} is blocked"
     if word in excluded((), used, secret):
-        return f"{word!r} was used before" + instead
+        return f"{word!r} was used before"
     return None
 
 
