@@ -295,33 +295,35 @@ def _state(obs: Observation) -> str:
 
 
 def instruction(kind: str, obs: Observation) -> str:
-    m, L = obs.moment, obs.limit_words
+    m = obs.moment
+    # How every message is asked for: a model that sees the tools listed (they are on every
+    # request, for the cacheable prefix) otherwise writes its message as a JSON call.
+    as_text = f"as plain text (no tool call), at most {obs.limit_words} words"
     if kind == PUBLIC:
-        return (f"{_state(obs)} Public statement: it is your turn. Write it now as plain text "
-                f"(no tool call), at most {L} words.")
+        return f"{_state(obs)} Public statement: it is your turn. Write it now {as_text}."
     if kind == RANKING:
         return (f"{_state(obs)} Ranking: call {RANK_TOOL} with every other remaining player "
                 f"({players(obs.allowed)}), the one you most want to chat with first.")
     if kind == PRIVATE:
         return (f"{_state(obs)} Private subround {obs.subround} of "
                 f"{obs.facts.private_subrounds} with Player {obs.partner}: write your private "
-                f"message to Player {obs.partner} as plain text (no tool call), at most {L} "
-                f"words. Only Player {obs.partner} will read it.")
+                f"message to Player {obs.partner} {as_text}. Only Player {obs.partner} will "
+                "read it.")
     if kind == VOTE:
         return (f"{_state(obs)} Vote: call {VOTE_TOOL} with the number of the player you want "
                 f"to eliminate ({players(obs.allowed)}) and your reason.")
     if kind == TIE_BREAK:
         return (f"{_state(obs)} You are tied with {players([s for s in m.tied if s != obs.seat])}. "
-                f"Make your tie-break statement as plain text (no tool call), at most {L} "
-                "words: the others then vote again among the tied players.")
+                f"Make your tie-break statement {as_text}: the others then vote again among "
+                "the tied players.")
     if kind == REVOTE:
         return (f"{_state(obs)} Re-vote: call {VOTE_TOOL} with the number of one of the tied "
                 f"players ({players(m.tied)}) to eliminate, and your reason.")
     if kind == FINAL:
         other = next((s for s in m.finalists if s != obs.seat), obs.seat)
         return (f"The final: you and Player {other} remain. The jury is "
-                f"{players(sorted(m.eliminated))}. Make your final statement to the jury as "
-                f"plain text (no tool call), at most {L} words.")
+                f"{players(sorted(m.eliminated))}. Make your final statement to the jury "
+                f"{as_text}.")
     if kind == JURY:
         a, b = m.finalists
         return (f"You are on the jury. The finalists are Players {a} and {b}. Call {VOTE_TOOL} "
