@@ -132,11 +132,10 @@ def _build_the_command_once(app: Any) -> None:
     import typer.main
 
     build = typer.main.get_command
-    built = {id(app): (app, build(app))}
+    built = build(app)
 
     def get_command(typer_app: Any) -> Any:
-        made = built.get(id(typer_app))
-        return made[1] if made is not None and made[0] is typer_app else build(typer_app)
+        return built if typer_app is app else build(typer_app)
 
     typer.main.get_command = get_command  # type: ignore[assignment]
 
