@@ -59,15 +59,19 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
 
 
+# The modules pytest compiles itself, with its assertion rewriting (python_files' default
+# and conftest files): left out of the plain compile, and rewritten once below.
+_PYTEST_REWRITES = re.compile(r"(^|[\\/])(test_[^\\/]*|conftest)\.py$")
+
+
 def _compile_before_the_workers_start() -> None:
     """A fresh clone has no bytecode: every test process, and every `stille-post` child,
     would compile the same modules at once (CI's run is always such a run: 3 s more on 2
     cores). Compiled here first, by the xdist controller, in 0.3 s. Test modules and
     conftest files are left to pytest, which compiles them with its assertion rewriting."""
-    skip = re.compile(r"(^|[\\/])(test_[^\\/]*|conftest)\.py$")
     for folder in ("stille_post", "tests", "spec", "benchmarks"):
         if (ROOT / folder).is_dir():
-            compileall.compile_dir(ROOT / folder, quiet=2, workers=0, rx=skip)
+            compileall.compile_dir(ROOT / folder, quiet=2, workers=0, rx=_PYTEST_REWRITES)
 
 
 def _rewrite_test_modules_once(config: pytest.Config) -> None:
@@ -105,7 +109,7 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
                 _write_pyc(state, code, source_hash, pyc)
 
     files = sorted(p for folder in ("tests", "spec") for p in (ROOT / folder).rglob("*.py")
-                   if p.name.startswith("test_") or p.name == "conftest.py")
+                   if _PYTEST_REWRITES.search(str(p)))
     cores = os.cpu_count() or 1
     fork = multiprocessing.get_context("fork")  # the target is not pickled
     procs = [fork.Process(target=rewrite, args=(files[i::cores],)) for i in range(cores)]
