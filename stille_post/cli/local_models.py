@@ -1,4 +1,4 @@
-"""`stille-post local-models`: the local proving ground (docs/adherence.md).
+"""The `local-models` command: the local proving ground (docs/adherence.md).
 
 Plays every game with one seat of a real local model beside the game's bots, and prints
 how well each model follows the rules: a row per game × model with its decisions, the

@@ -1,4 +1,4 @@
-"""`stille-post leaderboard FOLDER... --out DIR`: one leaderboard across games.
+"""The `leaderboard FOLDER... --out DIR` command: one leaderboard across games.
 
 Each folder is a results folder (a tournament or an imported log) of one game; its own
 report (tournament/report.py) rates it. Models are matched across folders by their
