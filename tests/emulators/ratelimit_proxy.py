@@ -22,6 +22,7 @@ def serve(target: str, port: int) -> None:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # one write for headers, one for the body
 
         def log_message(self, format: str, *args: Any) -> None:
             return

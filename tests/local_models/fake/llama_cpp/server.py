@@ -21,6 +21,8 @@ def completion(model: str, text: str) -> dict[str, Any]:
 
 def handler(reply: str, models: list[str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        disable_nagle_algorithm = True  # one write for headers, one for the body
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
