@@ -15,6 +15,7 @@ normalised:
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -74,37 +75,54 @@ def tool_choice_param(choice: str | None) -> Any:
 
 
 def completion_from_openai(resp: Any, model: str) -> Completion:
-    choices = getattr(resp, "choices", None) or []
-    usage = _usage(getattr(resp, "usage", None))
+    if isinstance(resp, str):
+        # A body the server did not label as JSON comes back as its text; the SDK's own
+        # models were built from it when it parses, so it is read the same way here.
+        with contextlib.suppress(ValueError):
+            resp = json.loads(resp)
+    choices = _field(resp, "choices") or []
+    usage = _usage(_field(resp, "usage"))
     if not choices:
-        return Completion("", [], usage, getattr(resp, "model", None) or model, None)
+        return Completion("", [], usage, _field(resp, "model") or model, None)
     choice = choices[0]
-    msg = choice.message
+    msg = _field(choice, "message")
     calls: list[ToolCall] = []
-    for tc in getattr(msg, "tool_calls", None) or []:
-        fn = getattr(tc, "function", None)
-        name = getattr(fn, "name", None) or ""
-        args, malformed = parse_arguments(getattr(fn, "arguments", None))
+    for tc in _field(msg, "tool_calls") or []:
+        fn = _field(tc, "function")
+        name = _field(fn, "name") or ""
+        args, malformed = parse_arguments(_field(fn, "arguments"))
         if not name:
             malformed = malformed or "the tool call has no name"
-        calls.append(ToolCall(name, args, id=getattr(tc, "id", None) or None,
+        calls.append(ToolCall(name, args, id=_field(tc, "id") or None,
                               malformed=malformed))
     return Completion(
-        text=content_text(getattr(msg, "content", None)),
+        text=content_text(_field(msg, "content")),
         tool_calls=calls,
         usage=usage,
-        model=getattr(resp, "model", None) or model,
-        finish_reason=choice.finish_reason,
+        model=_field(resp, "model") or model,
+        finish_reason=_field(choice, "finish_reason"),
     )
+
+
+def _field(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of the answer, read as JSON (a dict) or as the SDK's model (an object).
+
+    The adapter reads the body as parsed JSON (`complete`), tests and older callers hand
+    the SDK's objects; both read alike. As with the SDK's loose construction, a missing
+    field is None and a value of the wrong type is returned as is, for the checks below
+    to judge (tests/providers/test_openai_answer_json.py compares the two readings)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
 
 
 def _usage(u: Any) -> Usage:
     if u is None:
         return Usage()
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    return Usage(int(getattr(u, "prompt_tokens", 0) or 0),
-                 int(getattr(u, "completion_tokens", 0) or 0), int(cached or 0))
+    details = _field(u, "prompt_tokens_details")
+    cached = _field(details, "cached_tokens") if details is not None else None
+    return Usage(int(_field(u, "prompt_tokens", 0) or 0),
+                 int(_field(u, "completion_tokens", 0) or 0), int(cached or 0))
 
 
 class OpenAIProvider:
@@ -179,16 +197,18 @@ class OpenAIProvider:
         return {**params, **extra} if extra else params
 
     async def complete(self, request: ChatRequest) -> Completion:
-        from openai.types.chat import ChatCompletion
-
         body = self.body(request)
         # Through the client's own `post`, the path `create` ends in, without the
         # `maybe_transform` that `create` first runs over the whole body: it walks the
         # TypedDict annotations of every message on every call, so its CPU grows with the
         # history and outweighs the rest of the call (docs/performance.md), and returns a
         # body like ours unchanged (tests/providers/test_provider_clients.py checks that).
+        # `cast_to=object`: the SDK checks the status, reads and parses the body as it
+        # always does, and hands the JSON over as is. Building its pydantic models of the
+        # answer, only for the fields read below, was a fifth of the client's CPU per call
+        # at 64 games at once (docs/performance-real-path.md).
         resp = await self.policy.run(
-            lambda: self.client.post("/chat/completions", body=body, cast_to=ChatCompletion),
+            lambda: self.client.post("/chat/completions", body=body, cast_to=object),
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url, self.alias),
         )
