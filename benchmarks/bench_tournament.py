@@ -1,8 +1,9 @@
 """Tournament benchmarks (`python -m benchmarks tournament`):
 
 1. Latency-bound efficiency: games whose seats call a simulated provider with a fixed
-   latency, at concurrency C. Ideal = sum over games of (sequential calls on the game's
-   critical path x latency) / C. The figure is wall time / ideal; 1.0 is perfect.
+   latency, at concurrency C. Ideal = `ideal_wall`: the least time any scheduler needs to
+   play games whose critical paths take (sequential calls x latency), C at a time. The
+   figure is wall time / ideal; 1.0 is perfect.
 2. Memory across many bot games: RSS sampled every 0.25 s by a thread while the games
    stream to disk (not tracemalloc: it slows the games about 3x); also games per second.
 3. Rating time: synthetic 4-seat placements (12 models, 30 % with a tie for first),
@@ -41,6 +42,29 @@ SIM_SEATS = ("openai:gpt-5-mini", "anthropic:claude-opus-4-6", "google:gemini-2.
 # Decisions that each wait for one call; an identity-guess phase asks everyone at once,
 # so it costs one latency however many seats answer.
 SEQUENTIAL_EVENTS = ("intro_prompt", "turn_start", "identity_guess_start", "repair_request")
+
+
+def critical_paths(folder: Path) -> list[int]:
+    """Each game's sequential calls (its critical path), from its transcript."""
+    return [sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
+            for t in load_results(folder).transcripts()]
+
+
+def ideal_wall(paths: list[int], latency: float, width: int) -> float:
+    """The least wall time in which `width` slots can play games whose critical paths are
+    `paths` calls of `latency` each, with no CPU cost at all.
+
+    max(total / width, (k + 1) x the (k*width + 1)-th longest path, for every k): the
+    second term because among the k*width + 1 longest games some slot plays k + 1 of
+    them one after another (k = 0: the longest game). Equal games, n of them, give
+    ceil(n / width) x one game: 200 games of 1.8 s, 64 at a time, need 7.2 s, not the
+    5.6 s of the total divided by the width (the ideal used before 2026-11-27)."""
+    if not paths:
+        return 0.0
+    width = max(1, min(width, len(paths)))
+    longest = sorted(paths, reverse=True)
+    rounds = max((k + 1) * longest[k * width] for k in range(-(-len(longest) // width)))
+    return max(sum(paths) / width, rounds) * latency
 
 
 def _env(name: str, default: float) -> float:
@@ -86,10 +110,9 @@ def efficiency(games: int, concurrency: int, latency: float,
                                    durable=False, workers=workers))
         wall = time.perf_counter() - t0
         cpu = _cpu() - cpu0
-        steps = 0
-        for t in load_results(out).transcripts():
-            steps += sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
-    ideal = steps * latency / concurrency
+        paths = critical_paths(out)
+    steps = sum(paths)
+    ideal = ideal_wall(paths, latency, concurrency)
     return {"games": games, "concurrency": concurrency, "latency_s": latency,
             "critical_path_calls": steps, "wall_s": wall, "cpu_s": cpu, "ideal_s": ideal,
             "ratio": wall / ideal}

@@ -6,10 +6,11 @@ working directory's `.bench-real/`, never /dev/shm; its path is in every result)
 `real_tournament(kind, games, concurrency, latency_s)` plays Stille Post with four seats
 of one provider kind, exactly as `stille-post tournament --online` builds them
 (cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults), and returns
-wall time, the ideal (critical-path calls x latency / min(concurrency, games), as
-bench_tournament.efficiency), this process's CPU (the server's is its own process) and
-the peak of calls in flight. `real_grid()` runs it for every kind at every latency and
-width (`python -m benchmarks efficiency --real`).
+wall time, the ideal (bench_tournament.ideal_wall: the least wall time in which
+`concurrency` slots can play the games' critical paths at the latency), this process's
+CPU (the server's is its own process) and the peak of calls in flight. `real_grid()`
+runs it for every kind at every latency and width (`python -m benchmarks efficiency
+--real`).
 
 Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (32),
 BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
@@ -29,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_tournament import critical_paths, ideal_wall
 from benchmarks.loopback import loopback_server
 
 KINDS = ("openai", "anthropic", "google", "openai-compatible")
@@ -46,7 +48,6 @@ API_OF = {"openai": "openai", "openai-compatible": "openai", "anthropic": "anthr
           "google": "google"}
 DUMMY_KEYS = {"OPENAI_API_KEY": "loopback-key", "ANTHROPIC_API_KEY": "loopback-key",
               "GEMINI_API_KEY": "loopback-key", "OPENAI_COMPATIBLE_API_KEY": "loopback-key"}
-SEQUENTIAL_EVENTS = ("intro_prompt", "turn_start", "identity_guess_start", "repair_request")
 
 
 def cpu_self() -> float:
@@ -91,11 +92,10 @@ def seats_for(kind: str, url: str) -> tuple[tuple[str, ...], dict[str, str]]:
 
 def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *,
                     max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
-                    game: str = "stille-post") -> dict[str, Any]:
+                    game: str = "stille-post", workers: int = 1) -> dict[str, Any]:
     from stille_post.cli.llm_seats import llm_session
-    from stille_post.providers import inflight
+    from stille_post.providers import create_provider, inflight
     from stille_post.tournament import TournamentConfig, run_tournament
-    from stille_post.tournament.results import load_results
 
     with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
             bench_folder() as folder:
@@ -112,25 +112,29 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
             try:
                 cfg = TournamentConfig(game=game, games=games, seed=1, players=seats)
                 await run_tournament(cfg, folder / "t", concurrency=concurrency,
-                                     llm_factory=factory, durable=durable, workers=1)
+                                     llm_factory=factory, durable=durable, workers=workers)
             finally:
                 watcher.cancel()
 
         with llm_session(online=True, record=None, replay=None, base_urls=base_urls,
                          keep_providers=False, max_in_flight=max_in_flight) as factory:
+            # The SDK is imported before the clock starts, as a process's start-up (about
+            # 0.5 s for openai, in `sdk_import_s`), not as part of the games' wall time.
+            i0 = time.perf_counter()
+            create_provider(kind, LINEUPS[kind][0], base_url=url)
+            sdk_import = time.perf_counter() - i0
             t0, cpu0 = time.perf_counter(), cpu_self()
             asyncio.run(play())
             wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
-        steps = 0
-        for t in load_results(folder / "t").transcripts():
-            steps += sum(e.type in SEQUENTIAL_EVENTS for e in t.events)
-        # fewer games than the width: only that many run at once
-        ideal = steps * latency_s / min(concurrency, games)
+        paths = critical_paths(folder / "t")
+        steps = sum(paths)
+        ideal = ideal_wall(paths, latency_s, concurrency)
         return {"kind": kind, "games": games, "concurrency": concurrency,
                 "latency_ms": round(latency_s * 1000), "critical_path_calls": steps,
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
                 "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
-                "folder": str(folder), "durable": durable, "load": os.getloadavg()[0]}
+                "folder": str(folder), "durable": durable, "load": os.getloadavg()[0],
+                "sdk_import_s": sdk_import}
 
 
 def _ints(name: str, default: str) -> list[int]:

@@ -4,6 +4,8 @@ adapter over loopback HTTP. Slow (a server process per kind); no timing is asser
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.realpath import KINDS, real_tournament
 
@@ -16,3 +18,42 @@ def test_every_kind_plays_through_its_adapter(kind: str) -> None:
     assert row["critical_path_calls"] > 0
     assert row["peak_in_flight"] >= 1
     assert row["kind"] == kind and ".bench-real" in row["folder"]
+
+
+def _optimal_makespan(paths: list[int], width: int) -> int:
+    """Every way of giving the games to `width` slots (small cases only)."""
+    best = sum(paths)
+
+    def place(i: int, loads: list[int]) -> None:
+        nonlocal best
+        if max(loads) >= best:
+            return
+        if i == len(paths):
+            best = max(loads)
+            return
+        for s in range(width):
+            loads[s] += paths[i]
+            place(i + 1, loads)
+            loads[s] -= paths[i]
+
+    place(0, [0] * width)
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=7), st.integers(1, 4))
+def test_the_ideal_is_a_lower_bound_no_schedule_beats(paths: list[int], width: int) -> None:
+    """bench_tournament.ideal_wall, the efficiency benchmarks' ideal: never above the best
+    schedule of the games on `width` slots, never below total / width."""
+    from benchmarks.bench_tournament import ideal_wall
+
+    ideal = ideal_wall(paths, 1.0, width)
+    assert sum(paths) / min(width, len(paths)) <= ideal <= _optimal_makespan(paths, width)
+
+
+def test_the_ideal_of_equal_games_is_whole_rounds() -> None:
+    from benchmarks.bench_tournament import ideal_wall
+
+    assert ideal_wall([18] * 200, 0.1, 64) == pytest.approx(4 * 1.8)  # 64 + 64 + 64 + 8
+    assert ideal_wall([18] * 128, 0.1, 64) == pytest.approx(2 * 1.8)
+    assert ideal_wall([30, 1, 1, 1], 0.1, 64) == pytest.approx(3.0)  # the longest game
