@@ -13,7 +13,9 @@ have written (the games' moves repeat every T games; nothing here reads them for
 own sake). Playing a million bot games on this 2-core machine would take hours; writing
 them takes minutes. The folder grows in place from one size to the next.
 
-Each measurement runs in a fresh child process; its peak RSS is the kernel's
+A first report (`warm_up`, not compared) compiles the rating passes into numba's cache,
+as any install's first large report does. Each measurement runs in a fresh child
+process; its peak RSS is the kernel's
 (`os.wait4` -> `ru_maxrss`), its CPU the child's user + system time:
 - summary: `cli.tournament._print_summary` (what `stille-post tournament` prints at the
   end of a run, as JSON) in a child that has imported the CLI;
@@ -41,7 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from stille_post.tournament import TournamentConfig, run_tournament
+from stille_post.tournament import TournamentConfig, ratings, run_tournament
 from stille_post.tournament.config import GameSpec
 from stille_post.tournament.index import GameIndex
 from stille_post.tournament.results import GAMES_DIR
@@ -170,6 +172,12 @@ def run(sizes: list[int], report_max: int, passes: int, template_games: int,
         row: dict[str, Any] = {"games": n, "build_s": round(time.perf_counter() - t0, 1),
                                "load_before": _load()}
         row["summary"] = _child(_SUMMARY, str(folder), str(n))
+        if n <= report_max and "warm_up" not in out:
+            # numba compiles the passes on the first report that needs them and caches
+            # them beside passes.py. Compiled here, once, so no size measured below pays
+            # the ~50 MiB of the compiler and the sizes compare alike.
+            out["warm_up"] = _child(_REPORT, str(folder),
+                                    str(ratings.COMPILED_MIN_CALLS // n + 1))
         if n <= report_max:
             row["report"] = _child(_REPORT, str(folder), str(passes))
         row["load_after"] = _load()
