@@ -205,8 +205,8 @@ class OpenAIProvider:
         # body like ours unchanged (tests/providers/test_provider_clients.py checks that).
         # `cast_to=object`: the SDK checks the status, reads and parses the body as it
         # always does, and hands the JSON over as is. Building its pydantic models of the
-        # answer, only for the fields read below, was a fifth of the client's CPU per call
-        # at 64 games at once (docs/performance-real-path.md).
+        # answer, only for the few fields read here, cost 7-9% of the CPU of a call at 64
+        # games at once (docs/performance-real-path.md).
         resp = await self.policy.run(
             lambda: self.client.post("/chat/completions", body=body, cast_to=object),
             label=f"{self.kind}:{self.model}",
