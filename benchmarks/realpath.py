@@ -5,12 +5,12 @@ working directory's `.bench-real/`, never /dev/shm; its path is in every result)
 
 `real_tournament(kind, games, concurrency, latency_s)` plays Stille Post with four seats
 of one provider kind, exactly as `stille-post tournament --online` builds them
-(cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults), and returns
-wall time, the ideal (bench_tournament.ideal_wall: the least wall time in which
-`concurrency` slots can play the games' critical paths at the latency), this process's
-CPU (the server's is its own process) and the peak of calls in flight. `real_grid()`
-runs it for every kind at every latency and width (`python -m benchmarks efficiency
---real`).
+(cli/llm_seats.py: the session, the SeatFactory, the adapters' defaults; the CLI's
+number of processes unless `workers` is given), and returns wall time, the ideal
+(bench_tournament.ideal_wall: the least wall time in which `concurrency` slots can play
+the games' critical paths at the latency), the CPU of this process and its workers (the
+server's is its own process) and the peak of calls in flight. `real_grid()` runs it for
+every kind at every latency and width (`python -m benchmarks efficiency --real`).
 
 Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (32),
 BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
@@ -51,10 +51,12 @@ DUMMY_KEYS = {"OPENAI_API_KEY": "loopback-key", "ANTHROPIC_API_KEY": "loopback-k
 
 
 def cpu_self() -> float:
-    """CPU of this process alone (the loopback server is a child that is still running,
-    so `os.times().children_*` would not hold it anyway)."""
+    """CPU of this process and of the worker processes it has joined. The loopback
+    server is a child too, but still running (not waited for), so the kernel has not
+    added its time to RUSAGE_CHILDREN: it is never counted."""
     r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime
 
 
 @contextmanager
@@ -92,11 +94,15 @@ def seats_for(kind: str, url: str) -> tuple[tuple[str, ...], dict[str, str]]:
 
 def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *,
                     max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
-                    game: str = "stille-post", workers: int = 1) -> dict[str, Any]:
+                    game: str = "stille-post", workers: int | None = None) -> dict[str, Any]:
     from stille_post.cli.llm_seats import llm_session
     from stille_post.providers import create_provider, inflight
     from stille_post.tournament import TournamentConfig, run_tournament
 
+    if workers is None:
+        # What `stille-post tournament` chooses without --workers (cli/tournament.py
+        # `_workers`): every core, but one process when calls in flight are capped.
+        workers = 1 if max_in_flight else (os.cpu_count() or 1)
     with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
             bench_folder() as folder:
         seats, base_urls = seats_for(kind, url)
@@ -134,7 +140,7 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
                 "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
                 "folder": str(folder), "durable": durable, "load": os.getloadavg()[0],
-                "sdk_import_s": sdk_import}
+                "sdk_import_s": sdk_import, "workers": workers}
 
 
 def _ints(name: str, default: str) -> list[int]:

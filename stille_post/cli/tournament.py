@@ -24,6 +24,7 @@ from stille_post.cli.gameopts import GameGroup, make_game_command, option
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
+from stille_post.providers.inflight import caps_set as in_flight_caps_set
 from stille_post.tournament.caps import Caps, caps_of, check_caps
 from stille_post.tournament.config import CONFIG_FILE
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
@@ -88,7 +89,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             config, folder, resume=bool(cli.get("resume")), concurrency=settings.concurrency,
             limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
             durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
-            workers=_workers(settings, llm_factory is not None, caps), caps=caps,
+            workers=_workers(settings, llm_factory is not None, caps,
+                             replay=cli.get("replay") is not None), caps=caps,
             run_settings=settings.run_settings()))
     _print_summary(folder, stats, as_json)
 
@@ -201,12 +203,19 @@ def _same_game(layers: list[Layer], definition: GameDefinition | None) -> None:
         get_game(game)  # a one-line error for an unknown game
 
 
-def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps) -> int:
+def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps,
+             replay: bool = False) -> int:
+    """Processes for the run when `--workers` is not given: every core, unless the run
+    needs one tally. Rate limits, budget caps and caps on calls in flight are counted by
+    one process; a replayed cassette is matched by one. Model seats without those get
+    every core too: against a fast server a single process runs out of CPU first (1.5-2
+    ms of client CPU per call; 200 games x 64 at 100 ms took 1.45 x the ideal in one
+    process, 1.16-1.21 in two: docs/performance-real-path.md)."""
     if settings.workers is not None:
         return settings.workers
-    # Bot-only runs are CPU-bound: use every core. With model seats the run waits on the
-    # network, one process is enough; rate limits and caps need a single one.
-    return 1 if calls_models or settings.rate_limits or caps.active else (os.cpu_count() or 1)
+    one_tally = settings.rate_limits or caps.active or (
+        calls_models and (replay or in_flight_caps_set()))
+    return 1 if one_tally else (os.cpu_count() or 1)
 
 
 def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:

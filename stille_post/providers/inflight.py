@@ -22,9 +22,10 @@ import asyncio
 import math
 import weakref
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
+from typing import Any
 
 from stille_post.core.errors import ConfigError
 
@@ -34,7 +35,23 @@ THROTTLE_STATUS = frozenset({429, 529})
 _ENDPOINT_CAPS: dict[tuple[str, str], int] = {}
 _PROVIDER_CAPS: dict[str, int] = {}
 _ALIAS_CAPS: dict[str, int] = {}
-_IN_FLIGHT = [0]  # calls in flight in this process (the progress line shows it)
+
+
+class _Calls:
+    """Calls in flight, counted per process: slot 0 is this process's own; a tournament
+    with worker processes puts the slots in shared memory before it forks
+    (`count_across_processes`) and each worker counts in its own slot, so the parent's
+    progress line shows every process's calls. One writer per slot: no lock."""
+
+    def __init__(self) -> None:
+        self.slots: Any = [0]
+        self.mine = 0
+
+    def total(self) -> int:
+        return sum(self.slots)
+
+
+_CALLS = _Calls()
 
 
 class AdaptiveLimiter:
@@ -118,12 +135,12 @@ class CallSlot:
         except BaseException:
             self._release()
             raise
-        _IN_FLIGHT[0] += 1
+        _CALLS.slots[_CALLS.mine] += 1
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
-        _IN_FLIGHT[0] -= 1
+        _CALLS.slots[_CALLS.mine] -= 1
         self._release()
 
     def _release(self) -> None:
@@ -185,8 +202,34 @@ def limiter_for(kind: str, base_url: str, alias: str | None = None) -> CallLimit
 
 
 def in_flight() -> int:
-    """Provider calls in flight in this process right now."""
-    return _IN_FLIGHT[0]
+    """Provider calls in flight right now: this process's, and its worker processes' when
+    `count_across_processes` has set them up."""
+    return _CALLS.total()
+
+
+@contextmanager
+def count_across_processes(workers: int, context: Any) -> Iterator[Callable[[int], None]]:
+    """For the block, calls are counted in shared memory with one slot per worker (slot
+    0 stays this process's). Yields `join(k)`, which worker k (0-based) calls first
+    thing after the fork to count in its own slot."""
+    saved = _CALLS.slots, _CALLS.mine
+    shared = context.Array("q", workers + 1, lock=False)
+    shared[0] = saved[0][saved[1]]
+    _CALLS.slots, _CALLS.mine = shared, 0
+
+    def join(k: int) -> None:
+        _CALLS.mine = k + 1
+
+    try:
+        yield join
+    finally:
+        saved[0][saved[1]] = shared[0]  # this process's own calls, if it made any
+        _CALLS.slots, _CALLS.mine = saved
+
+
+def caps_set() -> bool:
+    """Whether any cap on calls in flight is set (by provider kind or by alias)."""
+    return bool(_PROVIDER_CAPS or _ALIAS_CAPS)
 
 
 def parse_max_in_flight(texts: list[str] | tuple[str, ...],

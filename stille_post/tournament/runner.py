@@ -15,9 +15,10 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from stille_post.core.text import clean_text
 from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
+from stille_post.providers.inflight import count_across_processes
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.providers.secrets import redact
 from stille_post.session import GameRun, play_game
@@ -359,15 +361,17 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
     ctx = multiprocessing.get_context("fork")
     queue = ctx.SimpleQueue()
     per = max(1, -(-concurrency // workers))
-    procs = [ctx.Process(target=_worker_process, daemon=True,
-                         args=(config, out, todo[k::workers], spec_by_id, factory, per,
-                               durable, retry_aborted, planned, queue))
-             for k in range(workers)]
-    for p in procs:
-        p.start()
     errors: list[tuple[str, str]] = []
-    with nullcontext(bar) if bar is not None else TournamentProgress(
-            planned, already_done=stats.skipped, enabled=progress) as bar:
+    # count_across_processes: the progress line's "N in flight" counts every worker's
+    with count_across_processes(workers, ctx) as join, \
+            nullcontext(bar) if bar is not None else TournamentProgress(
+                planned, already_done=stats.skipped, enabled=progress) as bar:
+        procs = [ctx.Process(target=_worker_process, daemon=True,
+                             args=(config, out, todo[k::workers], spec_by_id, factory, per,
+                                   durable, retry_aborted, planned, queue, partial(join, k)))
+                 for k in range(workers)]
+        for p in procs:
+            p.start()
         running = len(procs)
         try:
             while running:
@@ -448,9 +452,10 @@ class _Finished:
 def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
                     spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None,
                     concurrency: int, durable: bool, retry_aborted: bool, planned: int,
-                    queue: Any) -> None:
+                    queue: Any, count_calls_here: Callable[[], None]) -> None:
     """One forked worker: a fresh event loop over its share of the games."""
     _die_with_parent()
+    count_calls_here()
     # Forked from inside the parent's running loop: this thread still looks like it is
     # running one, which asyncio.run refuses.
     asyncio.events._set_running_loop(None)

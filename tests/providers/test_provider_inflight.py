@@ -222,3 +222,85 @@ def test_the_progress_line_shows_calls_in_flight() -> None:
     with TournamentProgress(3, console=console) as progress:
         progress.game_finished(failed=False, tokens=10, dollars=0.0)
     assert "0 in flight" in console.export_text()
+
+
+def test_calls_in_flight_in_worker_processes_are_counted_by_the_parent() -> None:
+    """A tournament's worker processes count their calls in shared slots, one each, so
+    the parent's progress line (`in_flight()`) shows every process's calls."""
+    import multiprocessing
+
+    from stille_post.providers import inflight
+
+    ctx = multiprocessing.get_context("fork")
+    started = ctx.Semaphore(0)
+    release = ctx.Event()
+
+    def worker(join: Any, k: int) -> None:
+        join(k)
+
+        async def call() -> None:
+            async with inflight.CallSlot(()):  # one call in flight, in this process
+                started.release()
+                await asyncio.to_thread(release.wait, 10)
+
+        asyncio.run(call())
+
+    with inflight.count_across_processes(2, ctx) as join:
+        procs = [ctx.Process(target=worker, args=(join, k), daemon=True) for k in range(2)]
+        for p in procs:
+            p.start()
+        for _ in procs:
+            assert started.acquire(timeout=10)
+        seen = in_flight()
+        slots = list(inflight._CALLS.slots)
+        release.set()
+        for p in procs:
+            p.join(10)
+        after = in_flight()
+    assert seen == 2
+    assert slots == [0, 1, 1]  # each worker in its own slot, the parent's slot 0 untouched
+    assert after == 0 and in_flight() == 0
+
+
+def test_a_tournament_in_two_processes_shows_their_calls_in_flight(tmp_path: Path) -> None:
+    """The runner hands each worker its slot: the parent sees the calls of both."""
+    from benchmarks.bench_tournament import SIM_SEATS
+    from stille_post.games.stille_post.prompts import PROMPTS
+    from stille_post.players.llm import LLMPlayer
+    from stille_post.providers import inflight
+    from stille_post.providers.simulated import SimulatedProvider
+    from stille_post.tournament import TournamentConfig, run_tournament
+
+    class Counted:
+        """A simulated model whose calls count as in flight, as a real adapter's do."""
+
+        def __init__(self, model: str) -> None:
+            self.inner = SimulatedProvider(model, latency_s=0.05)
+
+        async def complete(self, request: ChatRequest) -> Any:
+            async with inflight.CallSlot(()):
+                return await self.inner.complete(request)
+
+    def factory(spec: str, prompts: Any) -> Any:
+        return LLMPlayer(Counted(spec.partition(":")[2]), prompts or PROMPTS, name=spec)
+
+    peak = [0]
+
+    async def main() -> None:
+        async def watch() -> None:
+            while True:
+                peak[0] = max(peak[0], in_flight())
+                await asyncio.sleep(0.01)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            config = TournamentConfig(game="stille-post", games=4, seed=1, players=SIM_SEATS)
+            await run_tournament(config, tmp_path / "t", concurrency=4, llm_factory=factory,
+                                 durable=False, workers=2, progress=False)
+        finally:
+            watcher.cancel()
+
+    asyncio.run(main())
+    # 2 games at once in each process, every seat of an identity-guess phase at once
+    assert peak[0] > 2
+    assert in_flight() == 0
