@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APIS = ("openai", "anthropic", "google")
 
 
-class _Forget(list):  # type: ignore[type-arg]
+class _Forget(list[Any]):
     """A list that keeps nothing: the server's request log, unneeded here."""
 
     def append(self, item: Any) -> None:
@@ -62,8 +62,22 @@ def serve(api: str, latency_s: float) -> None:
     httpd.serve_forever()
 
 
+class Loopback(str):
+    """The SDK base URL (the value), and the server's CPU so far (`cpu_s()`)."""
+
+    pid: int
+
+    def cpu_s(self) -> float | None:
+        """User + system CPU of the server process (Linux /proc; None elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def loopback_server(api: str, latency_s: float) -> Iterator[str]:
+def loopback_server(api: str, latency_s: float) -> Iterator[Loopback]:
     """Yields the base URL an SDK adapter of `api` takes (openai: ".../v1")."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.loopback", api,
@@ -75,7 +89,9 @@ def loopback_server(api: str, latency_s: float) -> Iterator[str]:
         if not line.startswith("PORT "):
             raise RuntimeError(f"the loopback server did not start: {line!r}")
         origin = f"http://127.0.0.1:{int(line.split()[1])}"
-        yield origin + ("/v1" if api == "openai" else "")
+        url = Loopback(origin + ("/v1" if api == "openai" else ""))
+        url.pid = proc.pid
+        yield url
     finally:
         proc.terminate()
         proc.wait(10)

@@ -129,9 +129,11 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
             i0 = time.perf_counter()
             create_provider(kind, LINEUPS[kind][0], base_url=url)
             sdk_import = time.perf_counter() - i0
-            t0, cpu0 = time.perf_counter(), cpu_self()
+            t0, cpu0, server0 = time.perf_counter(), cpu_self(), url.cpu_s()
             asyncio.run(play())
             wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
+            server1 = url.cpu_s()
+        server_cpu = None if server0 is None or server1 is None else server1 - server0
         paths = critical_paths(folder / "t")
         steps = sum(paths)
         ideal = ideal_wall(paths, latency_s, concurrency)
@@ -140,7 +142,7 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
                 "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
                 "folder": str(folder), "durable": durable, "load": os.getloadavg()[0],
-                "sdk_import_s": sdk_import, "workers": workers}
+                "sdk_import_s": sdk_import, "workers": workers, "server_cpu_s": server_cpu}
 
 
 def _ints(name: str, default: str) -> list[int]:
