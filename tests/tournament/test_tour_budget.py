@@ -72,7 +72,9 @@ def full(emu: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("budget")
     _models(tmp, emu)
     _fresh(emu)
-    done = _run(tmp, *GAME, "--out", "full", "--json")
+    # One process, as every capped run is: the emulator bills a prompt by the prefixes it
+    # has seen before it, so the games must reach it in the same order.
+    done = _run(tmp, *GAME, "--workers", "1", "--out", "full", "--json")
     assert done.returncode == 0, done.stderr
     return tmp / "full"
 
@@ -129,7 +131,7 @@ def test_hard_cap_cuts_running_games_and_resume_replays_only_them(
     _models(tmp_path, emu)
     args = [*GAME[:-1], "3"]  # three games at a time
     args[4] = "3"
-    assert _run(tmp_path, *args, "--out", "full", "--json").returncode == 0
+    assert _run(tmp_path, *args, "--workers", "1", "--out", "full", "--json").returncode == 0
     total = folder_spend(tmp_path / "full").all.dollars
     cap = round(total / 12, 6)  # reached inside the first three games
     cut = _run(tmp_path, *args, "--out", "hard", "--budget-usd", str(cap), "--hard-cap",
