@@ -205,17 +205,19 @@ def _same_game(layers: list[Layer], definition: GameDefinition | None) -> None:
 
 def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps,
              replay: bool = False) -> int:
-    """Processes for the run when `--workers` is not given: every core, unless the run
-    needs one tally. Rate limits, budget caps and caps on calls in flight are counted by
-    one process; a replayed cassette is matched by one. Model seats without those get
-    every core too: against a fast server a single process runs out of CPU first (1.5-2
-    ms of client CPU per call; 200 games x 64 at 100 ms took 1.45 x the ideal in one
-    process, 1.16-1.21 in two: docs/performance-real-path.md)."""
+    """Processes for the run when `--workers` is not given: every core (at most one per
+    game at once), unless the run needs one tally. Rate limits, budget caps and caps on
+    calls in flight are counted by one process; a replayed cassette is matched by one.
+    Model seats without those get every core too: against a fast server a single process
+    runs out of CPU first (1.5-2 ms of client CPU per call; 200 games x 64 at 100 ms took
+    1.35-1.45 x the ideal in one process, 1.16-1.30 in two:
+    docs/performance-real-path.md)."""
     if settings.workers is not None:
         return settings.workers
     one_tally = settings.rate_limits or caps.active or (
         calls_models and (replay or in_flight_caps_set()))
-    return 1 if one_tally else (os.cpu_count() or 1)
+    # Never more processes than games at once: each worker plays at least one.
+    return 1 if one_tally else max(1, min(os.cpu_count() or 1, settings.concurrency))
 
 
 def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:

@@ -46,3 +46,10 @@ def test_rate_limits_caps_and_a_replayed_cassette_need_one_process() -> None:
 def test_workers_given_are_workers_used() -> None:
     assert _workers(_settings(workers=3), True, Caps()) == 3
     assert _workers(_settings(workers=1), False, Caps()) == 1
+
+
+def test_never_more_processes_than_games_at_once() -> None:
+    # `--concurrency 1` means one game at a time, in one process
+    assert _workers(_settings(concurrency=1), True, Caps()) == 1
+    assert _workers(_settings(concurrency=3), False, Caps()) == 3
+    assert _workers(_settings(concurrency=64), True, Caps()) == CORES
