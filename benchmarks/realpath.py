@@ -96,19 +96,18 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                     max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
                     game: str = "stille-post", workers: int | None = None) -> dict[str, Any]:
     from stille_post.cli.llm_seats import llm_session
+    from stille_post.cli.tournament import workers_for
     from stille_post.providers import create_provider, inflight
     from stille_post.tournament import TournamentConfig, run_tournament
+    from stille_post.tournament.caps import Caps
+    from stille_post.tournament.settings import TournamentSettings
 
-    if workers is None:
-        # What `stille-post tournament` chooses without --workers (cli/tournament.py
-        # `_workers`): every core, but one process when calls in flight are capped.
-        workers = 1 if max_in_flight else (os.cpu_count() or 1)
     with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
             bench_folder() as folder:
         seats, base_urls = seats_for(kind, url)
         peak = [0]
 
-        async def play() -> None:
+        async def play(processes: int) -> None:
             async def watch() -> None:
                 while True:
                     peak[0] = max(peak[0], inflight.in_flight())
@@ -118,19 +117,22 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
             try:
                 cfg = TournamentConfig(game=game, games=games, seed=1, players=seats)
                 await run_tournament(cfg, folder / "t", concurrency=concurrency,
-                                     llm_factory=factory, durable=durable, workers=workers)
+                                     llm_factory=factory, durable=durable, workers=processes)
             finally:
                 watcher.cancel()
 
         with llm_session(online=True, record=None, replay=None, base_urls=base_urls,
                          keep_providers=False, max_in_flight=max_in_flight) as factory:
+            # Unless given: what `stille-post tournament` would choose, in the same session.
+            processes = workers or workers_for(TournamentSettings(
+                game=game, players=list(seats), concurrency=concurrency), True, Caps())
             # The SDK is imported before the clock starts, as a process's start-up (about
             # 0.5 s for openai, in `sdk_import_s`), not as part of the games' wall time.
             i0 = time.perf_counter()
             create_provider(kind, LINEUPS[kind][0], base_url=url)
             sdk_import = time.perf_counter() - i0
             t0, cpu0, server0 = time.perf_counter(), cpu_self(), url.cpu_s()
-            asyncio.run(play())
+            asyncio.run(play(processes))
             wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
             server1 = url.cpu_s()
         server_cpu = None if server0 is None or server1 is None else server1 - server0
@@ -142,7 +144,7 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                 "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
                 "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
                 "folder": str(folder), "durable": durable, "load": os.getloadavg()[0],
-                "sdk_import_s": sdk_import, "workers": workers, "server_cpu_s": server_cpu}
+                "sdk_import_s": sdk_import, "workers": processes, "server_cpu_s": server_cpu}
 
 
 def _ints(name: str, default: str) -> list[int]:

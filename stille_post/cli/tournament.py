@@ -89,7 +89,7 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             config, folder, resume=bool(cli.get("resume")), concurrency=settings.concurrency,
             limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
             durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
-            workers=_workers(settings, llm_factory is not None, caps,
+            workers=workers_for(settings, llm_factory is not None, caps,
                              replay=cli.get("replay") is not None), caps=caps,
             run_settings=settings.run_settings()))
     _print_summary(folder, stats, as_json)
@@ -203,7 +203,7 @@ def _same_game(layers: list[Layer], definition: GameDefinition | None) -> None:
         get_game(game)  # a one-line error for an unknown game
 
 
-def _workers(settings: TournamentSettings, calls_models: bool, caps: Caps,
+def workers_for(settings: TournamentSettings, calls_models: bool, caps: Caps,
              replay: bool = False) -> int:
     """Processes for the run when `--workers` is not given: every core (at most one per
     game at once), unless the run needs one tally. Rate limits, budget caps and caps on

@@ -1,5 +1,5 @@
 """How many processes `stille-post tournament` uses without `--workers`
-(cli/tournament.py `_workers`): every core, unless the run needs one tally."""
+(cli/tournament.py `workers_for`): every core, unless the run needs one tally."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from stille_post.cli.tournament import _workers
+from stille_post.cli.tournament import workers_for
 from stille_post.providers.inflight import in_flight_caps
 from stille_post.tournament.caps import Caps
 from stille_post.tournament.settings import TournamentSettings
@@ -28,28 +28,28 @@ def _settings(**fields: object) -> TournamentSettings:
 @pytest.mark.parametrize("calls_models", [False, True])
 def test_every_core_when_nothing_needs_one_tally(calls_models: bool) -> None:
     # Model seats too: against a fast server one process runs out of CPU first.
-    assert _workers(_settings(), calls_models, Caps()) == CORES
+    assert workers_for(_settings(), calls_models, Caps()) == CORES
 
 
 def test_rate_limits_caps_and_a_replayed_cassette_need_one_process() -> None:
-    assert _workers(_settings(rate_limits={"openai": "60"}), True, Caps()) == 1
-    assert _workers(_settings(), True, Caps(budget_usd=1.0)) == 1
-    assert _workers(_settings(), True, Caps(max_tokens=1000)) == 1
-    assert _workers(_settings(), True, Caps(), replay=True) == 1
+    assert workers_for(_settings(rate_limits={"openai": "60"}), True, Caps()) == 1
+    assert workers_for(_settings(), True, Caps(budget_usd=1.0)) == 1
+    assert workers_for(_settings(), True, Caps(max_tokens=1000)) == 1
+    assert workers_for(_settings(), True, Caps(), replay=True) == 1
     with in_flight_caps({"openai": 8}, {}):  # --max-in-flight, or an alias's own cap
-        assert _workers(_settings(), True, Caps()) == 1
-        assert _workers(_settings(), False, Caps()) == CORES  # bots make no calls
+        assert workers_for(_settings(), True, Caps()) == 1
+        assert workers_for(_settings(), False, Caps()) == CORES  # bots make no calls
     with in_flight_caps({}, {"small": 2}):
-        assert _workers(_settings(), True, Caps()) == 1
+        assert workers_for(_settings(), True, Caps()) == 1
 
 
 def test_workers_given_are_workers_used() -> None:
-    assert _workers(_settings(workers=3), True, Caps()) == 3
-    assert _workers(_settings(workers=1), False, Caps()) == 1
+    assert workers_for(_settings(workers=3), True, Caps()) == 3
+    assert workers_for(_settings(workers=1), False, Caps()) == 1
 
 
 def test_never_more_processes_than_games_at_once() -> None:
     # `--concurrency 1` means one game at a time, in one process
-    assert _workers(_settings(concurrency=1), True, Caps()) == 1
-    assert _workers(_settings(concurrency=3), False, Caps()) == 3
-    assert _workers(_settings(concurrency=64), True, Caps()) == CORES
+    assert workers_for(_settings(concurrency=1), True, Caps()) == 1
+    assert workers_for(_settings(concurrency=3), False, Caps()) == 3
+    assert workers_for(_settings(concurrency=64), True, Caps()) == CORES
