@@ -98,9 +98,7 @@ class OracleSeating:
     and 1,948 for balanced: comparisons between neighbours alone order the table worse.)"""
 
     def __init__(self, names: Sequence[str], skill: dict[str, float]) -> None:
-        truth = [skill[n] for n in names]
-        density = [sum(math.exp(-0.5 * ((a - b) / BANDWIDTH) ** 2) for b in truth)
-                   for a in truth]
+        density = skill_density([skill[n] for n in names])
         total = sum(density)
         self.names = list(names)
         self.skill = skill
@@ -168,9 +166,13 @@ def _converged(names: Sequence[str], ratings: dict[str, tuple[float, float]],
     return bool(rho >= SPEARMAN)
 
 
+def skill_density(truth: Sequence[float], bandwidth: float = BANDWIDTH) -> list[float]:
+    """ρ_i: how crowded the true skills are around each player (a Gaussian kernel)."""
+    return [sum(math.exp(-0.5 * ((a - b) / bandwidth) ** 2) for b in truth) for a in truth]
+
+
 def reallocation_bound(truth: Sequence[float], bandwidth: float = BANDWIDTH) -> float:
-    density = [sum(math.exp(-0.5 * ((a - b) / bandwidth) ** 2) for b in truth)
-               for a in truth]
+    density = skill_density(truth, bandwidth)
     mean = statistics.fmean(density)
     return mean * mean / statistics.fmean(d * d for d in density)
 
