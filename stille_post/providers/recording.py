@@ -36,6 +36,7 @@ MATCH_ON = ["method", "scheme", "host", "port", "path", "body"]
 _KEEP_REQUEST_HEADERS = {"content-type", "accept-encoding", "anthropic-version"}
 _KEEP_RESPONSE_HEADERS = {"content-type", "retry-after", "retry-after-ms"}
 
+
 def json_body(new: Any, recorded: Any) -> None:
     """vcrpy's `body` matcher for JSON APIs, at a fraction of its cost.
 
