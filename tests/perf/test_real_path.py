@@ -57,3 +57,39 @@ def test_the_ideal_of_equal_games_is_whole_rounds() -> None:
     assert ideal_wall([18] * 200, 0.1, 64) == pytest.approx(4 * 1.8)  # 64 + 64 + 64 + 8
     assert ideal_wall([18] * 128, 0.1, 64) == pytest.approx(2 * 1.8)
     assert ideal_wall([30, 1, 1, 1], 0.1, 64) == pytest.approx(3.0)  # the longest game
+
+
+def _post(origin: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    import http.client
+    from urllib.parse import urlsplit
+
+    conn = http.client.HTTPConnection(urlsplit(origin).netloc, timeout=10)
+    try:
+        conn.request("POST", path, body, {"content-type": "application/json", **headers})
+        answer = conn.getresponse()
+        return answer.status, answer.read()
+    finally:
+        conn.close()
+
+
+def test_the_loopback_server_remembers_answers_without_changing_a_byte() -> None:
+    """benchmarks/loopback.py answers a repeated request from memory: the bytes the
+    emulator sends for it, and still its 401 when the same body comes without a key."""
+    import json
+
+    from benchmarks.loopback import loopback_server
+    from tests.emulators.server import running
+
+    body = json.dumps({"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "You are Player 2. Say a line."}]}).encode()
+    auth = {"authorization": "Bearer sk-test"}
+    with running("openai") as emu:
+        expected = _post(emu.origin, "/v1/chat/completions", body, auth)
+    assert expected[0] == 200
+    with loopback_server("openai", 0.0) as url:
+        origin = url.removesuffix("/v1")
+        first = _post(origin, "/v1/chat/completions", body, auth)
+        again = _post(origin, "/v1/chat/completions", body, auth)
+        keyless = _post(origin, "/v1/chat/completions", body, {})
+    assert first == expected and again == expected
+    assert keyless[0] == 401 and b"API key" in keyless[1]
