@@ -3,6 +3,8 @@ model (benchmarks/simchameleon.py: same latency, same policy, same token count).
 
     python -m benchmarks peer            # a table
     python -m benchmarks peer --json     # JSON alone on stdout
+    python -m benchmarks peer --real     # both through their real OpenAI clients, over
+                                         # loopback HTTP (benchmarks/peer_real.py)
 
 ChatArena is installed only in the `bench` nox session (noxfile.py), never as a
 dependency of the package. Its async path does not run, so ChatArena is given what a
@@ -145,7 +147,7 @@ def _chatarena() -> Any:
 
 
 def chatarena_game_runner(latency: float, meter: Meter) -> Any:
-    agent, arena, environments, ca_openai = _chatarena()
+    ca_openai = _chatarena()[3]
 
     class SimChat(ca_openai.OpenAIChat):  # type: ignore[name-defined]
         """ChatArena's own OpenAI backend (its request building runs as shipped); only
@@ -162,11 +164,17 @@ def chatarena_game_runner(latency: float, meter: Meter) -> Any:
             self.agent_name = agent_name
             return str(super().query(agent_name, *args, **kwargs))
 
+    return chatarena_games(lambda: SimChat(max_tokens=50))
+
+
+def chatarena_games(backend: Any) -> Any:
+    """`play_one(i)`: one ChatArena Chameleon game of four players, each on `backend()`."""
+    agent, arena, environments, _ = _chatarena()
     names = [f"Player {i}" for i in range(1, 5)]
 
     def play_one(_: int) -> int:
         players = [agent.Player(name=n, role_desc=role_desc(n), global_prompt=GLOBAL_PROMPT,
-                                backend=SimChat(max_tokens=50)) for n in names]
+                                backend=backend()) for n in names]
         env = environments.Chameleon(player_names=names)
         game = arena.Arena(players=players, environment=env, global_prompt=GLOBAL_PROMPT)
         steps = 0
@@ -327,6 +335,10 @@ def measure(timing: bool = True) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(argv or [])
+    if "--real" in argv:
+        from benchmarks.peer_real import main as real_main
+
+        return real_main(argv)
     try:
         import chatarena  # noqa: F401
     except ImportError:

@@ -1,6 +1,6 @@
 """A loopback model server for the real-path benchmarks, in its own process.
 
-    python -m benchmarks.loopback API LATENCY_MS    # prints "PORT n", then serves
+    python -m benchmarks.loopback API LATENCY_MS [MODEL]   # prints "PORT n", then serves
 
 It is the emulators' server (tests/emulators/server.py: each API's wire format, its
 request rules and the deterministic Stille Post policy) answering every request after
@@ -18,9 +18,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +76,41 @@ def remember(api: str) -> None:
     emu._HANDLERS[api] = remembered
 
 
-def serve(api: str, latency_s: float) -> None:
+_MESSAGES: ContextVar[list[dict[str, Any]]] = ContextVar("messages")
+
+
+def play_chameleon(api: str) -> None:
+    """Make the emulator's model the simulated Chameleon player of `bench_peer`
+    (benchmarks/simchameleon.py `answer_for`: ours or ChatArena's, by the request), in
+    place of its Stille Post policy. The OpenAI wire format and request rules stay the
+    emulator's. In this process only: the loopback server's own."""
+    from benchmarks.simchameleon import answer_for
+    from tests.emulators import policy
+    from tests.emulators import server as emu
+
+    if api != "openai":
+        raise ValueError("the Chameleon policy speaks the OpenAI API only")
+    handler = emu._HANDLERS[api]
+
+    def with_messages(state: Any, path: str, body: bytes, req: dict[str, Any]) -> dict[str, Any]:
+        token = _MESSAGES.set(req.get("messages") or [])  # for `decide`, which sees less
+        try:
+            return handler(state, path, body, req)
+        finally:
+            _MESSAGES.reset(token)
+
+    def decide(model: str, system: str, last_user: str, choice: str,
+               tools: list[str]) -> policy.Reply:
+        return policy.Reply(text=answer_for(_MESSAGES.get()))
+
+    emu._HANDLERS[api] = with_messages
+    emu.decide = decide  # type: ignore[assignment]
+
+
+POLICIES = ("stille-post", "chameleon")
+
+
+def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
     from tests.emulators import server as emu
 
     class LeanState(emu.EmulatorState):
@@ -88,14 +125,27 @@ def serve(api: str, latency_s: float) -> None:
     state = LeanState(api)
     state.requests = _Forget()
     state.raw_bodies = _Forget()
-    remember(api)
+    if model == "chameleon":
+        play_chameleon(api)
+    remember(api)  # after the policy: it remembers the policy's answers
+    posts = [0]  # POST requests answered, for GET /calls
+    counting = threading.Lock()
     base = emu._make_handler(state)
 
     class Slow(base):  # type: ignore[misc, valid-type]
         memo_key: tuple[Any, ...] | None = None
         rfile: Any
 
+        def do_GET(self) -> None:
+            if self.path != "/calls":
+                self._write(404, b"{}", None)
+                return
+            with counting:
+                self._write(200, json.dumps({"calls": posts[0]}).encode(), None)
+
         def do_POST(self) -> None:
+            with counting:
+                posts[0] += 1
             time.sleep(latency_s)  # the model "thinks"; the request is read after it
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             # What the emulator reads of a request: its path, body and these headers.
@@ -138,9 +188,15 @@ def serve(api: str, latency_s: float) -> None:
 
 
 class Loopback(str):
-    """The SDK base URL (the value), and the server's CPU so far (`cpu_s()`)."""
+    """The SDK base URL (the value), the server's CPU so far (`cpu_s()`) and the
+    requests it has been sent (`calls()`)."""
 
     pid: int
+    origin: str
+
+    def calls(self) -> int:
+        with urllib.request.urlopen(self.origin + "/calls", timeout=10) as answer:
+            return int(json.load(answer)["calls"])
 
     def cpu_s(self) -> float | None:
         """User + system CPU of the server process (Linux /proc; None elsewhere)."""
@@ -152,11 +208,15 @@ class Loopback(str):
 
 
 @contextmanager
-def loopback_server(api: str, latency_s: float) -> Iterator[Loopback]:
-    """Yields the base URL an SDK adapter of `api` takes (openai: ".../v1")."""
+def loopback_server(api: str, latency_s: float,
+                    model: str = "stille-post") -> Iterator[Loopback]:
+    """Yields the base URL an SDK adapter of `api` takes (openai: ".../v1"). `model`:
+    the emulator's Stille Post policy, or the simulated Chameleon player ("chameleon")."""
+    if model not in POLICIES:
+        raise ValueError(f"model must be one of {POLICIES}, not {model!r}")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.loopback", api,
-                             str(latency_s * 1000)], stdout=subprocess.PIPE, env=env,
+                             str(latency_s * 1000), model], stdout=subprocess.PIPE, env=env,
                             cwd=ROOT, text=True)
     try:
         assert proc.stdout is not None
@@ -165,7 +225,7 @@ def loopback_server(api: str, latency_s: float) -> Iterator[Loopback]:
             raise RuntimeError(f"the loopback server did not start: {line!r}")
         origin = f"http://127.0.0.1:{int(line.split()[1])}"
         url = Loopback(origin + ("/v1" if api == "openai" else ""))
-        url.pid = proc.pid
+        url.pid, url.origin = proc.pid, origin
         yield url
     finally:
         proc.terminate()
@@ -173,4 +233,4 @@ def loopback_server(api: str, latency_s: float) -> Iterator[Loopback]:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], float(sys.argv[2]) / 1000)
+    serve(sys.argv[1], float(sys.argv[2]) / 1000, *sys.argv[3:4])

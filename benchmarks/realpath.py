@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,56 +96,81 @@ def seats_for(kind: str, url: str) -> tuple[tuple[str, ...], dict[str, str]]:
 def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *,
                     max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
                     game: str = "stille-post", workers: int | None = None) -> dict[str, Any]:
-    from stille_post.cli.llm_seats import llm_session
-    from stille_post.cli.tournament import workers_for
-    from stille_post.providers import create_provider, inflight
-    from stille_post.tournament import TournamentConfig, run_tournament
-    from stille_post.tournament.caps import Caps
-    from stille_post.tournament.settings import TournamentSettings
+    from stille_post.providers import create_provider
 
     with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
             bench_folder() as folder:
         seats, base_urls = seats_for(kind, url)
-        peak = [0]
-
-        async def play(processes: int) -> None:
-            async def watch() -> None:
-                while True:
-                    peak[0] = max(peak[0], inflight.in_flight())
-                    await asyncio.sleep(0.02)
-
-            watcher = asyncio.create_task(watch())
-            try:
-                cfg = TournamentConfig(game=game, games=games, seed=1, players=seats)
-                await run_tournament(cfg, folder / "t", concurrency=concurrency,
-                                     llm_factory=factory, durable=durable, workers=processes)
-            finally:
-                watcher.cancel()
-
-        with llm_session(online=True, record=None, replay=None, base_urls=base_urls,
-                         keep_providers=False, max_in_flight=max_in_flight) as factory:
-            # Unless given: what `stille-post tournament` would choose, in the same session.
-            processes = workers or workers_for(TournamentSettings(
-                game=game, players=list(seats), concurrency=concurrency), True, Caps())
-            # The SDK is imported before the clock starts, as a process's start-up (about
-            # 0.5 s for openai, in `sdk_import_s`), not as part of the games' wall time.
-            i0 = time.perf_counter()
-            create_provider(kind, LINEUPS[kind][0], base_url=url)
-            sdk_import = time.perf_counter() - i0
-            t0, cpu0, server0 = time.perf_counter(), cpu_self(), url.cpu_s()
-            asyncio.run(play(processes))
-            wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
-            server1 = url.cpu_s()
+        # The SDK is imported before the clock starts, as a process's start-up (about
+        # 0.5 s for openai, in `sdk_import_s`), not as part of the games' wall time.
+        i0 = time.perf_counter()
+        create_provider(kind, LINEUPS[kind][0], base_url=url)
+        sdk_import = time.perf_counter() - i0
+        server0 = url.cpu_s()
+        run = play_real(folder / "t", seats, base_urls, game=game, games=games,
+                        concurrency=concurrency, max_in_flight=max_in_flight,
+                        durable=durable, workers=workers)
+        server1 = url.cpu_s()
         server_cpu = None if server0 is None or server1 is None else server1 - server0
         paths = critical_paths(folder / "t")
         steps = sum(paths)
         ideal = ideal_wall(paths, latency_s, concurrency)
         return {"kind": kind, "games": games, "concurrency": concurrency,
                 "latency_ms": round(latency_s * 1000), "critical_path_calls": steps,
-                "wall_s": wall, "ideal_s": ideal, "efficiency": wall / ideal, "cpu_s": cpu,
-                "cpu_ms_per_step": cpu * 1000 / steps, "peak_in_flight": peak[0],
-                "folder": str(folder), "durable": durable, "load": os.getloadavg()[0],
-                "sdk_import_s": sdk_import, "workers": processes, "server_cpu_s": server_cpu}
+                "wall_s": run.wall_s, "ideal_s": ideal, "efficiency": run.wall_s / ideal,
+                "cpu_s": run.cpu_s, "cpu_ms_per_step": run.cpu_s * 1000 / steps,
+                "peak_in_flight": run.peak_in_flight, "folder": str(folder),
+                "durable": durable, "load": os.getloadavg()[0], "sdk_import_s": sdk_import,
+                "workers": run.workers, "server_cpu_s": server_cpu}
+
+
+@dataclass
+class RealRun:
+    wall_s: float
+    cpu_s: float  # this process and its worker processes
+    peak_in_flight: int
+    workers: int
+
+
+def play_real(folder: Path, seats: tuple[str, ...], base_urls: Mapping[str, str], *,
+              game: str, games: int, concurrency: int, options: Mapping[str, Any] | None = None,
+              max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
+              workers: int | None = None) -> RealRun:
+    """A tournament of LLM seats built as `stille-post tournament --online` builds them
+    (the session, the SeatFactory, the adapters' defaults; the CLI's number of processes
+    unless `workers` is given), timed. The keys and the server are the caller's."""
+    from stille_post.cli.llm_seats import llm_session
+    from stille_post.cli.tournament import workers_for
+    from stille_post.providers import inflight
+    from stille_post.tournament import TournamentConfig, run_tournament
+    from stille_post.tournament.caps import Caps
+    from stille_post.tournament.settings import TournamentSettings
+
+    peak = [0]
+
+    async def play(processes: int) -> None:
+        async def watch() -> None:
+            while True:
+                peak[0] = max(peak[0], inflight.in_flight())
+                await asyncio.sleep(0.02)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            cfg = TournamentConfig(game=game, games=games, seed=1, players=seats,
+                                   options=dict(options or {}))
+            await run_tournament(cfg, folder, concurrency=concurrency, llm_factory=factory,
+                                 durable=durable, workers=processes)
+        finally:
+            watcher.cancel()
+
+    with llm_session(online=True, record=None, replay=None, base_urls=base_urls,
+                     keep_providers=False, max_in_flight=max_in_flight) as factory:
+        # Unless given: what `stille-post tournament` would choose, in the same session.
+        processes = workers or workers_for(TournamentSettings(
+            game=game, players=list(seats), concurrency=concurrency), True, Caps())
+        t0, cpu0 = time.perf_counter(), cpu_self()
+        asyncio.run(play(processes))
+        return RealRun(time.perf_counter() - t0, cpu_self() - cpu0, peak[0], processes)
 
 
 def _ints(name: str, default: str) -> list[int]:

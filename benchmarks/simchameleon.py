@@ -20,6 +20,7 @@ CLUE = "delicious"
 _SEAT = re.compile(r"You are Player (\d+)")
 _PLAYERS = re.compile(r"Players 1 to (\d+)")
 _WORDS = re.compile(r"The card: ([^\n]+)\.")
+_AGENT = re.compile(r"Your name is (Player \d+)\.")
 
 
 def tokens(chars: int) -> int:
@@ -50,24 +51,39 @@ class ChameleonSimProvider:
         self.meter = meter
 
     async def complete(self, request: ChatRequest) -> Completion:
-        self.meter.record([request.system, *(m.content for m in request.messages)])
+        contents = [m.content for m in request.messages]
+        self.meter.record([request.system, *contents])
         if self.latency_s:
             await network_delay(self.latency_s)  # woken as by a socket, as ChatArena's threads are
-        # The question is the last line of the last user turn.
-        last = request.messages[-1].content.rsplit("\n", 1)[-1] if request.messages else ""
-        seat = next((int(m.group(1)) for msg in request.messages
-                     if (m := _SEAT.search(msg.content))), 1)
-        n = int(m.group(1)) if (m := _PLAYERS.search(request.system)) else 4
-        if "You are the dealer" in last:
-            text = re.findall(r"(\d+)", last.rsplit("one of", 1)[1])[0]
-        elif "Vote now" in last:
-            text = str(seat % n + 1)
-        elif "Guess the secret word" in last:
-            words = _WORDS.search(request.system)
-            text = words.group(1).split(",")[0].strip() if words else CLUE
-        else:
-            text = CLUE
-        return Completion(text, [], Usage(0, 1, 0), "sim")
+        return Completion(our_answer(request.system, contents), [], Usage(0, 1, 0), "sim")
+
+
+def our_answer(system: str, contents: list[str]) -> str:
+    """Our side, from the system prompt and the contents of the conversation."""
+    # The question is the last line of the last user turn.
+    last = contents[-1].rsplit("\n", 1)[-1] if contents else ""
+    seat = next((int(m.group(1)) for text in contents if (m := _SEAT.search(text))), 1)
+    n = int(m.group(1)) if (m := _PLAYERS.search(system)) else 4
+    if "You are the dealer" in last:
+        return re.findall(r"(\d+)", last.rsplit("one of", 1)[1])[0]
+    if "Vote now" in last:
+        return str(seat % n + 1)
+    if "Guess the secret word" in last:
+        words = _WORDS.search(system)
+        return words.group(1).split(",")[0].strip() if words else CLUE
+    return CLUE
+
+
+def answer_for(messages: list[dict[str, str]]) -> str:
+    """Either side's answer to a Chat Completions request (for the loopback server of
+    `peer --real`): ChatArena's system prompt names its agent ("Your name is Player 2.")."""
+    system = "\n".join(str(m.get("content")) for m in messages
+                       if m.get("role") in ("system", "developer"))
+    contents = [str(m.get("content")) for m in messages]
+    if (agent := _AGENT.search(system)) is not None:
+        return chatarena_answer(agent.group(1), contents)
+    return our_answer(system, [c for m, c in zip(messages, contents, strict=True)
+                               if m.get("role") not in ("system", "developer")])
 
 
 def chatarena_answer(agent_name: str, contents: list[str]) -> str:
