@@ -138,10 +138,10 @@ def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
 
         def do_GET(self) -> None:
             if self.path != "/calls":
-                self._write(404, b"{}", None)
+                self._send_json(404, b"{}", None)
                 return
             with counting:
-                self._write(200, json.dumps({"calls": posts[0]}).encode(), None)
+                self._send_json(200, json.dumps({"calls": posts[0]}).encode(), None)
 
         def do_POST(self) -> None:
             with counting:
@@ -152,7 +152,7 @@ def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
             self.memo_key = (self.path, body, *(self.headers.get(h) for h in _READ_HEADERS))
             data = _BY_REQUEST.get(self.memo_key)
             if data is not None:
-                self._write(200, data, None)
+                self._send_json(200, data, None)
                 return
             rfile, self.rfile = self.rfile, io.BytesIO(body)  # the emulator reads it again
             try:
@@ -168,16 +168,7 @@ def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
                 return
             if status == 200 and not headers and self.memo_key is not None:
                 _BY_REQUEST[self.memo_key] = data
-            self._write(status, data, headers)
-
-        def _write(self, status: int, data: bytes, headers: dict[str, str] | None) -> None:
-            self.send_response(status)  # as the emulator's _send writes an answer
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(data)
+            self._send_json(status, data, headers)
 
     class Server(emu._QuietServer):
         request_queue_size = 1024  # hundreds of clients connect at once

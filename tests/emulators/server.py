@@ -404,7 +404,11 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, payload: dict[str, Any],
                   headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload, indent=2).encode()
+            self._send_json(status, json.dumps(payload, indent=2).encode(), headers)
+
+        def _send_json(self, status: int, data: bytes,
+                       headers: dict[str, str] | None = None) -> None:
+            """An answer whose JSON body is already encoded."""
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
