@@ -168,6 +168,19 @@ def content_text(value: Any) -> str:
     raise MalformedReply(f"the reply's content is a {type(value).__name__}, not text")
 
 
+def field_of(obj: Any, name: str, default: Any = None) -> Any:
+    """A field of an answer, read as JSON (a dict) or as an SDK's model (an object).
+
+    The OpenAI and Anthropic adapters read the body as parsed JSON (`cast_to=object`);
+    tests and older callers hand the SDKs' objects; both read alike. As with the SDKs'
+    loose construction, a missing field is None and a value of the wrong type is returned
+    as is, for the adapter's checks to judge (tests/providers/test_*_answer_json.py
+    compare the two readings)."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
 def read_completion(parse: Callable[[Any, str], Completion], resp: Any, model: str,
                     label: str) -> Completion:
     """Run an adapter's parser on a 200 answer; any surprise in its shape is the model's

@@ -36,6 +36,7 @@ from stille_post.providers._common import (
     DEFAULT_TIMEOUT_S,
     apply_concurrency,
     content_text,
+    field_of,
     make_policy,
     parse_arguments,
     read_completion,
@@ -116,38 +117,47 @@ def tool_choice_param(choice: str | None) -> dict[str, Any] | None:
 
 
 def completion_from_anthropic(resp: Any, model: str) -> Completion:
+    """The completion in an answer: its parsed JSON, as the adapter reads it, or the SDK's
+    `Message` (tests and older callers); both read alike."""
     texts: list[str] = []
     calls: list[ToolCall] = []
     thinking: list[dict[str, Any]] = []
-    for block in getattr(resp, "content", None) or []:
-        kind = getattr(block, "type", None)
+    for block in field_of(resp, "content") or []:
+        kind = field_of(block, "type")
         if kind == "text":
-            texts.append(content_text(getattr(block, "text", None)))
+            texts.append(content_text(field_of(block, "text")))
         elif kind == "tool_use":
-            args, malformed = parse_arguments(getattr(block, "input", None))
-            calls.append(ToolCall(block.name or "", args, id=block.id or None,
-                                  malformed=malformed))
+            args, malformed = parse_arguments(field_of(block, "input"))
+            calls.append(ToolCall(field_of(block, "name") or "", args,
+                                  id=field_of(block, "id") or None, malformed=malformed))
         elif kind in _THINKING_TYPES:
-            thinking.append(block.model_dump(mode="json", exclude_none=True))
+            thinking.append(_without_nones(block) if isinstance(block, dict)
+                            else block.model_dump(mode="json", exclude_none=True))
     data: dict[str, Any] = {THINKING_KEY: thinking} if thinking else {}
     if calls and thinking:
         # A tool-only turn publishes no message event, so the calls carry the blocks too.
         first = calls[0]
         calls[0] = ToolCall(first.name, first.arguments, first.id, first.malformed,
                             {THINKING_KEY: thinking})
-    u = getattr(resp, "usage", None)
-    created = int(getattr(u, "cache_creation_input_tokens", 0) or 0)
+    u = field_of(resp, "usage")
+    created = int(field_of(u, "cache_creation_input_tokens", 0) or 0)
     if created:
         data["cache_creation_input_tokens"] = created
     # Cache writes are prompt tokens the model processed, not cached ones: counting them as
     # input keeps token totals (and costs) honest when every call writes a breakpoint.
     usage = Usage(
-        int(getattr(u, "input_tokens", 0) or 0) + created,
-        int(getattr(u, "output_tokens", 0) or 0),
-        int(getattr(u, "cache_read_input_tokens", 0) or 0),
+        int(field_of(u, "input_tokens", 0) or 0) + created,
+        int(field_of(u, "output_tokens", 0) or 0),
+        int(field_of(u, "cache_read_input_tokens", 0) or 0),
     ) if u is not None else Usage()
-    return Completion("".join(texts), calls, usage, getattr(resp, "model", None) or model,
-                      getattr(resp, "stop_reason", None), data)
+    return Completion("".join(texts), calls, usage, field_of(resp, "model") or model,
+                      field_of(resp, "stop_reason"), data)
+
+
+def _without_nones(block: dict[str, Any]) -> dict[str, Any]:
+    """A thinking block as the SDK's `model_dump(exclude_none=True)` gives it: without its
+    null fields (the block's own: values inside them are kept as they came)."""
+    return {k: v for k, v in block.items() if v is not None}
 
 
 class AnthropicProvider:
@@ -211,8 +221,15 @@ class AnthropicProvider:
 
     async def complete(self, request: ChatRequest) -> Completion:
         params = self._params(request)
+        # The Messages endpoint through the SDK's own `post` (auth, headers, retries off,
+        # status errors), with the answer read as the JSON the SDK parsed rather than
+        # built into its models: 12-17% less CPU per call (docs/performance-real-path.md).
+        # `extra_body` merges into the body as `messages.create` merges it. It also keeps
+        # `temperature`, which the API takes and this SDK's `create` no longer does.
+        extra = params.pop("extra_body", {})
+        body = {**params, **extra}
         resp = await self.policy.run(
-            lambda: self.client.messages.create(**params),
+            lambda: self.client.post("/v1/messages", body=body, cast_to=object),
             label=f"{self.kind}:{self.model}",
             limiter=limiter_for(self.kind, self.base_url, self.alias),
         )

@@ -24,6 +24,7 @@ from stille_post.providers._common import (
     DEFAULT_TIMEOUT_S,
     apply_concurrency,
     content_text,
+    field_of,
     make_policy,
     parse_arguments,
     read_completion,
@@ -80,49 +81,37 @@ def completion_from_openai(resp: Any, model: str) -> Completion:
         # models were built from it when it parses, so it is read the same way here.
         with contextlib.suppress(ValueError):
             resp = json.loads(resp)
-    choices = _field(resp, "choices") or []
-    usage = _usage(_field(resp, "usage"))
+    choices = field_of(resp, "choices") or []
+    usage = _usage(field_of(resp, "usage"))
     if not choices:
-        return Completion("", [], usage, _field(resp, "model") or model, None)
+        return Completion("", [], usage, field_of(resp, "model") or model, None)
     choice = choices[0]
-    msg = _field(choice, "message")
+    msg = field_of(choice, "message")
     calls: list[ToolCall] = []
-    for tc in _field(msg, "tool_calls") or []:
-        fn = _field(tc, "function")
-        name = _field(fn, "name") or ""
-        args, malformed = parse_arguments(_field(fn, "arguments"))
+    for tc in field_of(msg, "tool_calls") or []:
+        fn = field_of(tc, "function")
+        name = field_of(fn, "name") or ""
+        args, malformed = parse_arguments(field_of(fn, "arguments"))
         if not name:
             malformed = malformed or "the tool call has no name"
-        calls.append(ToolCall(name, args, id=_field(tc, "id") or None,
+        calls.append(ToolCall(name, args, id=field_of(tc, "id") or None,
                               malformed=malformed))
     return Completion(
-        text=content_text(_field(msg, "content")),
+        text=content_text(field_of(msg, "content")),
         tool_calls=calls,
         usage=usage,
-        model=_field(resp, "model") or model,
-        finish_reason=_field(choice, "finish_reason"),
+        model=field_of(resp, "model") or model,
+        finish_reason=field_of(choice, "finish_reason"),
     )
-
-
-def _field(obj: Any, name: str, default: Any = None) -> Any:
-    """A field of the answer, read as JSON (a dict) or as the SDK's model (an object).
-
-    The adapter reads the body as parsed JSON (`complete`), tests and older callers hand
-    the SDK's objects; both read alike. As with the SDK's loose construction, a missing
-    field is None and a value of the wrong type is returned as is, for the checks below
-    to judge (tests/providers/test_openai_answer_json.py compares the two readings)."""
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _usage(u: Any) -> Usage:
     if u is None:
         return Usage()
-    details = _field(u, "prompt_tokens_details")
-    cached = _field(details, "cached_tokens") if details is not None else None
-    return Usage(int(_field(u, "prompt_tokens", 0) or 0),
-                 int(_field(u, "completion_tokens", 0) or 0), int(cached or 0))
+    details = field_of(u, "prompt_tokens_details")
+    cached = field_of(details, "cached_tokens") if details is not None else None
+    return Usage(int(field_of(u, "prompt_tokens", 0) or 0),
+                 int(field_of(u, "completion_tokens", 0) or 0), int(cached or 0))
 
 
 class OpenAIProvider:

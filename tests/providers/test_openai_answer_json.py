@@ -15,52 +15,37 @@ from openai.types.chat import ChatCompletion
 from stille_post.providers._common import read_completion
 from stille_post.providers.base import MalformedReply
 from stille_post.providers.openai_api import completion_from_openai
-
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**12), st.text(max_size=8),
-                    st.floats(allow_nan=False, allow_infinity=False))
-_json = st.recursive(_scalar, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-    max_leaves=8)
-
-
-def _maybe(key: str, value: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """{key: value}, or nothing: a field present or absent."""
-    return st.one_of(st.just({}), value.map(lambda v: {key: v}))
-
-
-def _merge(*parts: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
-    return st.tuples(*parts).map(lambda ds: {k: v for d in ds for k, v in d.items()})
-
+from tests.providers.answer_shapes import JSON, maybe, merge
 
 _arguments = st.one_of(st.just('{"player_id": 2}'), st.just("{not json"), st.just(""),
-                       st.just("[1]"), _json)
-_function = st.one_of(_merge(_maybe("name", st.one_of(st.sampled_from(["vote", ""]), _json)),
-                             _maybe("arguments", _arguments)), _json)
-_tool_call = st.one_of(_merge(_maybe("id", st.one_of(st.just("call_1"), _json)),
-                              _maybe("type", st.just("function")),
-                              _maybe("function", _function)), _json)
+                       st.just("[1]"), JSON)
+_function = st.one_of(merge(maybe("name", st.one_of(st.sampled_from(["vote", ""]), JSON)),
+                             maybe("arguments", _arguments)), JSON)
+_tool_call = st.one_of(merge(maybe("id", st.one_of(st.just("call_1"), JSON)),
+                              maybe("type", st.just("function")),
+                              maybe("function", _function)), JSON)
 _content = st.one_of(st.none(), st.text(max_size=8),
                      st.lists(st.one_of(st.fixed_dictionaries(
                          {"type": st.sampled_from(["text", "output_text", "image_url"]),
-                          "text": st.one_of(st.text(max_size=4), _json)}), _json),
+                          "text": st.one_of(st.text(max_size=4), JSON)}), JSON),
                          max_size=3),
-                     _json)
-_message = st.one_of(_merge(_maybe("role", st.just("assistant")), _maybe("content", _content),
-                            _maybe("tool_calls", st.one_of(st.lists(_tool_call, max_size=3),
-                                                           _json))), _json)
-_choice = st.one_of(_merge(_maybe("index", st.just(0)), _maybe("message", _message),
-                           _maybe("finish_reason", st.one_of(
-                               st.sampled_from(["stop", "tool_calls", "length"]), _json))),
-                    _json)
-_usage = st.one_of(_merge(_maybe("prompt_tokens", st.one_of(st.integers(0, 10**6), _json)),
-                          _maybe("completion_tokens", st.integers(0, 10**6)),
-                          _maybe("prompt_tokens_details", st.one_of(
-                              st.none(), _merge(_maybe("cached_tokens", st.one_of(
-                                  st.integers(0, 10**6), _json))), _json))), _json)
-_answer = st.one_of(_merge(_maybe("id", st.just("chatcmpl-1")),
-                           _maybe("model", st.one_of(st.just("gpt-4.1"), _json)),
-                           _maybe("choices", st.one_of(st.lists(_choice, max_size=2), _json)),
-                           _maybe("usage", _usage)), _json)
+                     JSON)
+_message = st.one_of(merge(maybe("role", st.just("assistant")), maybe("content", _content),
+                            maybe("tool_calls", st.one_of(st.lists(_tool_call, max_size=3),
+                                                           JSON))), JSON)
+_choice = st.one_of(merge(maybe("index", st.just(0)), maybe("message", _message),
+                           maybe("finish_reason", st.one_of(
+                               st.sampled_from(["stop", "tool_calls", "length"]), JSON))),
+                    JSON)
+_usage = st.one_of(merge(maybe("prompt_tokens", st.one_of(st.integers(0, 10**6), JSON)),
+                          maybe("completion_tokens", st.integers(0, 10**6)),
+                          maybe("prompt_tokens_details", st.one_of(
+                              st.none(), merge(maybe("cached_tokens", st.one_of(
+                                  st.integers(0, 10**6), JSON))), JSON))), JSON)
+_answer = st.one_of(merge(maybe("id", st.just("chatcmpl-1")),
+                           maybe("model", st.one_of(st.just("gpt-4.1"), JSON)),
+                           maybe("choices", st.one_of(st.lists(_choice, max_size=2), JSON)),
+                           maybe("usage", _usage)), JSON)
 
 
 def _read(answer: Any) -> tuple[str, Any]:
