@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 
 from benchmarks.realpath import KINDS, real_tournament
 
+# The loopback servers and the emulator listen on 127.0.0.1; --block-network stays on.
+pytestmark = pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
