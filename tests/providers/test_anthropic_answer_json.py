@@ -109,6 +109,7 @@ def emulator(monkeypatch: pytest.MonkeyPatch) -> Any:
         yield emu
 
 
+@pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])  # the emulator
 def test_the_body_is_create_s_with_temperature_and_extra(emulator: Any) -> None:
     """`temperature` goes in the body (the API takes it; anthropic 2.12's `create` has no
     such parameter, so it failed every call), and `extra` merges in at the top level, as
