@@ -18,7 +18,8 @@ off the request, whichever harness sent it) and the emulator's OpenAI wire forma
 Both play 4-player games on an 8-word card. Figures, per width: wall time of GAMES games
 (the best of BENCH_PEER_REPEATS runs on each side, alternating), CPU per call (CPU of this
 process and its workers ÷ the requests the server answered), and the ratios ours ÷
-ChatArena's. The server's CPU is its own process and counted on neither side.
+ChatArena's; ours twice, with the CLI's default processes and in one process as ChatArena
+runs. The server's CPU is its own process and counted on neither side.
 
 Sizes: BENCH_PEER_GAMES (200), BENCH_PEER_LATENCY (0.1 s), BENCH_PEER_REPEATS (2),
 BENCH_PEER_WIDTHS ("16,64,200").
@@ -68,13 +69,15 @@ def chatarena_real(url: Loopback, games: int, width: int) -> Side:
     return Side(wall, cpu, url.calls() - calls0)
 
 
-def ours_real(url: Loopback, games: int, width: int) -> tuple[Side, int]:
-    """Our games through the SDK adapter (and the number of processes they ran on)."""
+def ours_real(url: Loopback, games: int, width: int,
+              workers: int | None = None) -> tuple[Side, int]:
+    """Our games through the SDK adapter (and the number of processes they ran on: the
+    CLI's default unless `workers` is given)."""
     seats = tuple(f"openai-compatible:{m}@{url}" for m in SEATS)
     with bench_folder() as folder:
         calls0 = url.calls()
         run = play_real(folder / "t", seats, {}, game="chameleon", games=games,
-                        concurrency=width, options=OPTIONS)
+                        concurrency=width, options=OPTIONS, workers=workers)
         return Side(run.wall_s, run.cpu_s, url.calls() - calls0), run.workers
 
 
@@ -92,25 +95,26 @@ def measure() -> dict[str, Any]:
         chatarena_real(url, 4, 4)
         server0 = url.cpu_s()
         for width in widths:
-            best_ours: Side | None = None
-            best_theirs: Side | None = None
+            best: dict[str, Side] = {}
             workers = 1
             for _ in range(repeats):
                 ours, workers = ours_real(url, games, width)
-                theirs = chatarena_real(url, games, width)
-                if best_ours is None or ours.wall_s < best_ours.wall_s:
-                    best_ours = ours
-                if best_theirs is None or theirs.wall_s < best_theirs.wall_s:
-                    best_theirs = theirs
-            assert best_ours is not None and best_theirs is not None
-            out["rows"].append({
-                "width": width, "ours": asdict(best_ours), "chatarena": asdict(best_theirs),
-                "ours_workers": workers,
-                "ours_cpu_ms_per_call": best_ours.cpu_ms_per_call,
-                "chatarena_cpu_ms_per_call": best_theirs.cpu_ms_per_call,
-                "wall_ratio": best_ours.wall_s / best_theirs.wall_s,
-                "cpu_per_call_ratio": best_ours.cpu_ms_per_call / best_theirs.cpu_ms_per_call,
-            })
+                runs = {"ours": ours, "ours_one_process": ours_real(url, games, width, 1)[0],
+                        "chatarena": chatarena_real(url, games, width)}
+                for side, run in runs.items():
+                    if side not in best or run.wall_s < best[side].wall_s:
+                        best[side] = run
+            row: dict[str, Any] = {"width": width, "ours_workers": workers}
+            for side, run in best.items():
+                row[side] = asdict(run)
+                row[f"{side}_cpu_ms_per_call"] = run.cpu_ms_per_call
+            theirs = best["chatarena"]
+            for side in ("ours", "ours_one_process"):
+                prefix = "" if side == "ours" else "one_process_"
+                row[f"{prefix}wall_ratio"] = best[side].wall_s / theirs.wall_s
+                row[f"{prefix}cpu_per_call_ratio"] = (best[side].cpu_ms_per_call
+                                                      / theirs.cpu_ms_per_call)
+            out["rows"].append(row)
         server1 = url.cpu_s()
     out["server_cpu_s"] = None if server0 is None or server1 is None else server1 - server0
     out["load"] = os.getloadavg()[0]
@@ -133,13 +137,16 @@ def main(argv: list[str]) -> int:
           f"through its OpenAI client to a loopback server at {r['latency_ms']:.0f} ms; "
           f"{r['games']} games, best of {r['repeats']} (ratio = ours / ChatArena)")
     for row in r["rows"]:
-        o, t = row["ours"], row["chatarena"]
+        o, one, t = row["ours"], row["ours_one_process"], row["chatarena"]
         print(f"   {row['width']:3d} wide: wall ours {o['wall_s']:6.2f} s "
-              f"({row['ours_workers']} processes), ChatArena {t['wall_s']:6.2f} s (threads), "
-              f"ratio {row['wall_ratio']:.2f}; CPU per call ours "
-              f"{row['ours_cpu_ms_per_call']:.2f} ms, ChatArena "
-              f"{row['chatarena_cpu_ms_per_call']:.2f} ms, ratio {row['cpu_per_call_ratio']:.2f}"
-              f"; calls {o['calls']} / {t['calls']}")
+              f"({row['ours_workers']} processes; {one['wall_s']:.2f} s in one), ChatArena "
+              f"{t['wall_s']:6.2f} s (threads), ratio {row['wall_ratio']:.2f} "
+              f"({row['one_process_wall_ratio']:.2f}); CPU per call ours "
+              f"{row['ours_cpu_ms_per_call']:.2f} ms "
+              f"({row['ours_one_process_cpu_ms_per_call']:.2f}), ChatArena "
+              f"{row['chatarena_cpu_ms_per_call']:.2f} ms, ratio "
+              f"{row['cpu_per_call_ratio']:.2f} ({row['one_process_cpu_per_call_ratio']:.2f}); "
+              f"calls {o['calls']} / {t['calls']}")
     print(f"   (the server's CPU, on neither side: {r['server_cpu_s']} s; load "
           f"{r['load']:.1f}; our transcripts fsynced on the real disk)")
     return 0
