@@ -12,10 +12,8 @@ from hypothesis import strategies as st
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
-from stille_post.providers._common import read_completion
-from stille_post.providers.base import MalformedReply
 from stille_post.providers.openai_api import completion_from_openai
-from tests.providers.answer_shapes import JSON, maybe, merge
+from tests.providers.answer_shapes import JSON, maybe, merge, reading
 
 _arguments = st.one_of(st.just('{"player_id": 2}'), st.just("{not json"), st.just(""),
                        st.just("[1]"), JSON)
@@ -49,15 +47,7 @@ _answer = st.one_of(merge(maybe("id", st.just("chatcmpl-1")),
 
 
 def _read(answer: Any) -> tuple[str, Any]:
-    try:
-        c = read_completion(completion_from_openai, answer, "m", "openai:m")
-    except MalformedReply as exc:
-        return "re-ask", str(exc)
-    except Exception as exc:  # compared, not hidden: both readings must raise alike
-        return "raised", type(exc).__name__
-    return "completion", (c.text, [(t.name, t.arguments, t.id, t.malformed)
-                                   for t in c.tool_calls],
-                          c.usage, c.model, c.finish_reason)
+    return reading(completion_from_openai, answer, "openai:m")
 
 
 GOOD = {"id": "chatcmpl-1", "model": "gpt-4.1", "usage": {
@@ -80,10 +70,10 @@ def test_an_answer_reads_as_json_exactly_as_through_the_sdk_models(answer: Any) 
 
 
 def test_a_well_formed_answer_is_read_field_by_field() -> None:
-    kind, (text, calls, usage, model, finish) = _read(GOOD)
+    kind, (text, calls, usage, model, finish, _) = _read(GOOD)
     assert kind == "completion"
     assert (text, calls, model, finish) == (
-        "", [("vote", {"player_id": 2}, "call_1", None)], "gpt-4.1", "tool_calls")
+        "", [("vote", {"player_id": 2}, "call_1", None, {})], "gpt-4.1", "tool_calls")
     assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (12, 3, 8)
 
 
