@@ -45,7 +45,9 @@ class _Forget(list[Any]):
 # 200-game run (3.2 to 1.7 s: games of one lineup repeat their requests), CPU that a real
 # remote API never takes from the client. Bounded, so a long run cannot grow it forever.
 _ANSWERS: dict[tuple[str, bytes], dict[str, Any]] = {}
-_ENCODED: dict[int, bytes] = {}
+# id -> (the answer, its JSON): the answer is kept to check identity, since handler
+# threads may clear the memo between a store and a lookup and ids are reused.
+_ENCODED: dict[int, tuple[dict[str, Any], bytes]] = {}
 # A whole request (path, body, the headers below) the emulator answered 200: its bytes,
 # sent again without parsing the body or checking the request a second time.
 _BY_REQUEST: dict[tuple[Any, ...], bytes] = {}
@@ -70,7 +72,7 @@ def remember(api: str) -> None:
                 _ENCODED.clear()
                 _BY_REQUEST.clear()
             _ANSWERS[key] = payload  # kept alive, so its id is not reused
-            _ENCODED[id(payload)] = json.dumps(payload, indent=2).encode()
+            _ENCODED[id(payload)] = (payload, json.dumps(payload, indent=2).encode())
         return payload
 
     emu._HANDLERS[api] = remembered
@@ -162,10 +164,11 @@ def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
 
         def _send(self, status: int, payload: dict[str, Any],
                   headers: dict[str, str] | None = None) -> None:
-            data = _ENCODED.get(id(payload))
-            if data is None:
+            known = _ENCODED.get(id(payload))
+            if known is None or known[0] is not payload:
                 super()._send(status, payload, headers)
                 return
+            data = known[1]
             if status == 200 and not headers and self.memo_key is not None:
                 _BY_REQUEST[self.memo_key] = data
             self._send_json(status, data, headers)
