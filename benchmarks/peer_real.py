@@ -59,14 +59,20 @@ def chatarena_real(url: Loopback, games: int, width: int) -> Side:
 
     ca_openai = _chatarena()[3]
     # ChatArena builds this client when it is imported, from the environment; a user
-    # points it at a server with OPENAI_BASE_URL before that. Same client, same options.
+    # points it at a server with OPENAI_BASE_URL before that. Same client, same options;
+    # the module's own is put back after.
+    shipped = ca_openai.client
     ca_openai.client = openai.OpenAI(api_key=DUMMY_KEYS["OPENAI_API_KEY"], base_url=url)
-    play_one = chatarena_games(lambda: ca_openai.OpenAIChat(max_tokens=50))
-    calls0, t0, cpu0 = url.calls(), time.perf_counter(), cpu_self()
-    with ThreadPoolExecutor(width) as pool:
-        list(pool.map(play_one, range(games)))
-    wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
-    return Side(wall, cpu, url.calls() - calls0)
+    try:
+        play_one = chatarena_games(lambda: ca_openai.OpenAIChat(max_tokens=50))
+        calls0, t0, cpu0 = url.calls(), time.perf_counter(), cpu_self()
+        with ThreadPoolExecutor(width) as pool:
+            list(pool.map(play_one, range(games)))
+        wall, cpu = time.perf_counter() - t0, cpu_self() - cpu0
+        return Side(wall, cpu, url.calls() - calls0)
+    finally:
+        ca_openai.client.close()
+        ca_openai.client = shipped
 
 
 def ours_real(url: Loopback, games: int, width: int,
