@@ -153,6 +153,7 @@ def main(argv: list[str]) -> int:
               f"{row['chatarena_cpu_ms_per_call']:.2f} ms, ratio "
               f"{row['cpu_per_call_ratio']:.2f} ({row['one_process_cpu_per_call_ratio']:.2f}); "
               f"calls {o['calls']} / {t['calls']}")
-    print(f"   (the server's CPU, on neither side: {r['server_cpu_s']} s; load "
-          f"{r['load']:.1f}; our transcripts fsynced on the real disk)")
+    server = "unknown" if r["server_cpu_s"] is None else f"{r['server_cpu_s']:.2f} s"
+    print(f"   (the server's CPU, on neither side: {server}; load {r['load']:.1f}; our "
+          "transcripts fsynced on the real disk)")
     return 0
