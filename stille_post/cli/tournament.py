@@ -209,14 +209,15 @@ def workers_for(settings: TournamentSettings, calls_models: bool, caps: Caps,
     game at once), unless the run needs one tally. Rate limits, budget caps and caps on
     calls in flight are counted by one process; a replayed cassette is matched by one.
     Model seats without those get every core too: against a fast server a single process
-    runs out of CPU first (1.5-2 ms of client CPU per call; 200 games x 64 at 100 ms took
-    1.35-1.45 x the ideal in one process, 1.16-1.30 in two:
-    docs/performance-real-path.md)."""
+    runs out of CPU first (1.6-2.2 ms of client CPU per call; 200 games x 64 at 100 ms
+    took 1.35-1.45 x the ideal in one process, 1.13-1.18 in two:
+    docs/performance-real-path.md). The runner never starts more processes than games at
+    once (runner.process_slots)."""
     if settings.workers is not None:
         return settings.workers
     one_tally = settings.rate_limits or caps.active or (
         calls_models and (replay or in_flight_caps_set()))
-    # Never more processes than games at once: each worker plays at least one.
+    # Never more processes than games at once (the runner holds to it too).
     return 1 if one_tally else max(1, min(os.cpu_count() or 1, settings.concurrency))
 
 

@@ -104,11 +104,14 @@ async def run_tournament(
 
     `workers` > 1 plays in that many processes (each an asyncio loop with its share of the
     games and of `concurrency`), all writing to `out`: the CPU-bound case (bots, fast
-    local models) then uses every core. Needs the `fork` start method (Linux).
+    local models) then uses every core. Needs the `fork` start method (Linux). The shares
+    add up to `concurrency` exactly (`process_slots`), so there are never more processes
+    than games at once.
 
     `caps` (tournament/budget.py): no game starts once the next one would cross a cap.
     """
     check_run_settings(concurrency, workers, limits)
+    workers = min(workers, concurrency)  # each process plays at least one game at a time
     if caps is not None:
         check_caps(config, caps, workers)
     validate(config, llm_factory)
@@ -348,6 +351,16 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
         index.flush()  # rows of transcripts found on disk (`kept`), if any wait
 
 
+def process_slots(concurrency: int, workers: int) -> list[int]:
+    """Games at once for each worker process: `concurrency` in all, exactly, as even as
+    can be, and never a process without one (so at most `concurrency` processes).
+    `--concurrency` is a bound a user may set for a server's sake: 64 games at once on 3
+    processes are 22 + 21 + 21, and `--workers 4 --concurrency 2` is 2 processes."""
+    workers = max(1, min(workers, concurrency))
+    share, extra = divmod(concurrency, workers)
+    return [share + (1 if k < extra else 0) for k in range(workers)]
+
+
 async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpec],
                          stats: RunStats, spec_by_id: dict[str, tuple[int, int]],
                          factory: LLMFactory | None, *, workers: int, concurrency: int,
@@ -360,14 +373,16 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
 
     ctx = multiprocessing.get_context("fork")
     queue = ctx.SimpleQueue()
-    per = max(1, -(-concurrency // workers))
+    slots = process_slots(concurrency, workers)
+    workers = len(slots)
     errors: list[tuple[str, str]] = []
     # count_across_processes: the progress line's "N in flight" counts every worker's
     with count_across_processes(workers, ctx) as join, \
             nullcontext(bar) if bar is not None else TournamentProgress(
                 planned, already_done=stats.skipped, enabled=progress) as bar:
         procs = [ctx.Process(target=_worker_process, daemon=True,
-                             args=(config, out, todo[k::workers], spec_by_id, factory, per,
+                             args=(config, out, todo[k::workers], spec_by_id, factory,
+                                   slots[k],
                                    durable, retry_aborted, planned, queue, partial(join, k)))
                  for k in range(workers)]
         for p in procs:

@@ -136,8 +136,9 @@ class TournamentSettings(BaseModel):
     concurrency: Annotated[int, Field(ge=1), Flag(
         ("--concurrency",), "games played at the same time [default: 8]", int)] = 8
     workers: Annotated[int | None, Field(ge=1), Flag(
-        ("--workers",), "processes playing games (default: every core; 1 when rate "
-        "limits, caps or --replay need one tally); rate limits need 1", int)] = None
+        ("--workers",), "processes playing games, never more than --concurrency "
+        "(default: every core; 1 when rate limits, caps or --replay need one tally); rate "
+        "limits need 1", int)] = None
     rate_limits: Annotated[dict[str, str], Flag(
         ("--rate-limit",), "PROVIDER=RPM[:TPM] requests and tokens per minute; repeatable",
         list[str], _rate_limits)] = Field(default_factory=dict)

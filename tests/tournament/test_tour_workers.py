@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from stille_post.cli.tournament import workers_for
 from stille_post.providers.inflight import in_flight_caps
 from stille_post.tournament.caps import Caps
+from stille_post.tournament.runner import process_slots
 from stille_post.tournament.settings import TournamentSettings
 
 MODELS = ["openai:gpt-4.1", "openai:gpt-4.1-mini", "random", "detective"]
@@ -53,3 +55,41 @@ def test_never_more_processes_than_games_at_once() -> None:
     assert workers_for(_settings(concurrency=1), True, Caps()) == 1
     assert workers_for(_settings(concurrency=3), False, Caps()) == 3
     assert workers_for(_settings(concurrency=64), True, Caps()) == CORES
+
+
+@pytest.mark.parametrize(("concurrency", "workers"),
+                         [(64, 3), (64, 2), (2, 4), (1, 8), (7, 7), (10, 4), (5, 1)])
+def test_the_processes_share_exactly_the_games_at_once(concurrency: int, workers: int) -> None:
+    """`--concurrency` is a bound (a user may set it for a server's sake): the processes'
+    shares add up to it, none is empty, and they differ by one at most."""
+    slots = process_slots(concurrency, workers)
+    assert sum(slots) == concurrency
+    assert len(slots) == min(workers, concurrency) and min(slots) >= 1
+    assert max(slots) - min(slots) <= 1
+
+
+def test_workers_above_concurrency_play_no_more_games_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--workers 4 --concurrency 2` starts 2 processes of one game at a time each (before:
+    4 processes, 4 games at once); every game is still played once."""
+    import asyncio
+
+    from stille_post.tournament import TournamentConfig, run_tournament, runner
+    from stille_post.tournament.results import load_results
+
+    log = tmp_path / "slots"
+    real = runner._worker_process
+
+    def recording(*args: object) -> None:
+        with open(log, "a") as f:  # a forked process: the file is the way back
+            f.write(f"{args[5]}\n")
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_worker_process", recording)
+    config = TournamentConfig(game="stille-post", games=6, seed=1,
+                              players=["random", "random", "detective", "detective"])
+    stats = asyncio.run(run_tournament(config, tmp_path / "t", concurrency=2, workers=4,
+                                       progress=False, durable=False))
+    assert sorted(int(x) for x in log.read_text().split()) == [1, 1]
+    results = load_results(tmp_path / "t")
+    assert stats.played == 6 and results.indexed == 6 and not results.missing
