@@ -38,6 +38,7 @@ from stille_post.providers.models import (
     load_models,
     using_models,
 )
+from stille_post.providers.pool import ProviderPool, pool_key
 
 # A replayed cassette must see byte-identical requests, so these caps are part of the
 # recording: change one and the cassettes recorded with it must be re-recorded.
@@ -73,8 +74,11 @@ class SeatFactory:
 
     It remembers the providers it made (`keep_providers`, for one game: `play` reads their
     answer counts afterwards, and closes their connections on its event loop with
-    `await factory.aclose()`). A tournament's factory keeps none:
-    it makes a provider per LLM seat of every game, and each goes with its game."""
+    `await factory.aclose()`). A tournament's factory keeps none: each LLM seat of every
+    game has a provider of its own while its game lasts, lent by a pool
+    (providers/pool.py) that takes it back when the seat's player is freed, so that the
+    next game reuses it and its open connection; `await factory.aclose()` then closes
+    the idle ones. A replayed cassette's seats are not pooled."""
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
                  extra_options: Mapping[str, Any] | None = None,
@@ -85,6 +89,7 @@ class SeatFactory:
         self.models = models if models is not None else active_models()
         self.keep_providers = keep_providers
         self.providers: list[Any] = []
+        self.pool = ProviderPool()
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
         from stille_post.players.llm import LLMPlayer
@@ -104,11 +109,18 @@ class SeatFactory:
         options.update(self.extra_options)
         if alias is not None:
             options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
-        provider = create_provider(spec.provider, api_model, **options)
+        kind = spec.provider
         if self.keep_providers:
+            provider = create_provider(kind, api_model, **options)
             self.providers.append(provider)
-        return LLMPlayer(provider, prompts, name=spec.raw,
-                         generation=seat_generation(spec.provider, alias))
+            return LLMPlayer(provider, prompts, name=spec.raw,
+                             generation=seat_generation(kind, alias))
+        key = None if self.replay else pool_key(kind, api_model, options)
+        provider = self.pool.lend(key, lambda: create_provider(kind, api_model, **options))
+        player = LLMPlayer(provider, prompts, name=spec.raw,
+                           generation=seat_generation(kind, alias))
+        self.pool.take_back_when_freed(player, key, provider)
+        return player
 
     def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
         """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias
@@ -118,8 +130,10 @@ class SeatFactory:
         return self.models.for_seat(provider, model)
 
     async def aclose(self) -> None:
-        """Close every kept provider's connections. Best effort: the game is over and
-        written, so a client that fails to close must not cost its summary."""
+        """Close every kept provider's connections, and the pool's idle ones on this loop.
+        Best effort: the games are over and written, so a client that fails to close must
+        not cost a summary."""
+        await self.pool.aclose()
         for provider in self.providers:
             close = getattr(provider, "aclose", None)
             if close is not None:

@@ -29,6 +29,7 @@ from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
 from stille_post.games.kit.setup import LLMFactory, prepare
 from stille_post.providers.inflight import count_across_processes
+from stille_post.providers.pool import close_idle
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.providers.secrets import redact
 from stille_post.session import GameRun, play_game
@@ -196,6 +197,7 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         return stats
     finally:
         FSYNC_RESULTS.reset(no_fsync)
+        await close_idle()  # the providers the games gave back (providers/pool.py)
         if guard is not None:
             # Why this run stopped, and what the folder has spent, go to spend.json.
             index.flush()
@@ -490,6 +492,7 @@ def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
             report.send()
             FSYNC_RESULTS.reset(token)
             index.close()
+            await close_idle()  # the providers the games gave back (providers/pool.py)
         return share
 
     try:
