@@ -67,7 +67,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     from stille_post.cli.llm_seats import llm_session
 
     as_json = bool(cli.get("as_json"))
-    # keep_providers=False: a provider per LLM seat of every game, each freed with its game
+    # keep_providers=False: a provider per LLM seat of every game, lent by a pool that
+    # takes it back when its game is over (providers/pool.py)
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
                      max_in_flight=settings.max_in_flight) as llm_factory:
