@@ -5,8 +5,9 @@ settings (no cap) and with the cap of 8 calls per endpoint that was hidden befor
     python -m benchmarks inflight [--json]
 
 Sizes: BENCH_INFLIGHT_GAMES (200), BENCH_INFLIGHT_CONCURRENCY (64),
-BENCH_INFLIGHT_LATENCY_MS (100), BENCH_INFLIGHT_KIND (openai-compatible). Target:
-efficiency (wall / ideal) <= 1.2 with the defaults.
+BENCH_INFLIGHT_LATENCY_MS (100), BENCH_INFLIGHT_KIND (openai-compatible);
+BENCH_INFLIGHT_TLS=1 serves HTTPS. Target: efficiency (wall / ideal) <= 1.2 with the
+defaults.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def measure() -> dict[str, object]:
     latency = int(os.environ.get("BENCH_INFLIGHT_LATENCY_MS", 100)) / 1000
     kind = os.environ.get("BENCH_INFLIGHT_KIND", "openai-compatible")
     load0 = os.getloadavg()[0]
-    default = real_tournament(kind, games, conc, latency)
-    capped = real_tournament(kind, games, conc, latency, max_in_flight={kind: 8})
+    tls = os.environ.get("BENCH_INFLIGHT_TLS", "") not in ("", "0")
+    default = real_tournament(kind, games, conc, latency, tls=tls)
+    capped = real_tournament(kind, games, conc, latency, max_in_flight={kind: 8}, tls=tls)
     return {"default": default, "cap_8": capped, "load_before": load0,
             "load_after": os.getloadavg()[0]}
 

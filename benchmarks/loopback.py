@@ -1,6 +1,6 @@
 """A loopback model server for the real-path benchmarks, in its own process.
 
-    python -m benchmarks.loopback API LATENCY_MS [MODEL]   # prints "PORT n", then serves
+    python -m benchmarks.loopback API LATENCY_MS [MODEL [TLS_DIR]]   # prints "PORT n"
 
 It is the emulators' server (tests/emulators/server.py: each API's wire format, its
 request rules and the deterministic Stille Post policy) answering every request after
@@ -16,8 +16,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import ssl
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -112,7 +114,36 @@ def play_chameleon(api: str) -> None:
 POLICIES = ("stille-post", "chameleon")
 
 
-def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate and key for 127.0.0.1, valid for a day (the HTTPS loopback's)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "loopback-cert.pem", folder / "loopback-key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def serve(api: str, latency_s: float, model: str = "stille-post", tls_dir: str = "") -> None:
     from tests.emulators import server as emu
 
     class LeanState(emu.EmulatorState):
@@ -173,10 +204,27 @@ def serve(api: str, latency_s: float, model: str = "stille-post") -> None:
                 _BY_REQUEST[self.memo_key] = data
             self._send_json(status, data, headers)
 
+    tls: ssl.SSLContext | None = None
+    if tls_dir:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(*self_signed(Path(tls_dir)))
+
     class Server(emu._QuietServer):
         request_queue_size = 1024  # hundreds of clients connect at once
 
-    httpd = Server(("127.0.0.1", 0), Slow)
+        def get_request(self) -> tuple[Any, Any]:
+            sock, address = super().get_request()
+            if tls is not None:  # the handshake happens in the handler's thread
+                sock = tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+            return sock, address
+
+    class Handler(Slow):
+        def setup(self) -> None:
+            if tls is not None:
+                self.request.do_handshake()
+            super().setup()
+
+    httpd = Server(("127.0.0.1", 0), Handler)
     print(f"PORT {httpd.server_address[1]}", flush=True)
     httpd.serve_forever()
 
@@ -202,29 +250,45 @@ class Loopback(str):
 
 
 @contextmanager
-def loopback_server(api: str, latency_s: float,
-                    model: str = "stille-post") -> Iterator[Loopback]:
+def loopback_server(api: str, latency_s: float, model: str = "stille-post", *,
+                    tls: bool = False) -> Iterator[Loopback]:
     """Yields the base URL an SDK adapter of `api` takes (openai: ".../v1"). `model`:
-    the emulator's Stille Post policy, or the simulated Chameleon player ("chameleon")."""
+    the emulator's Stille Post policy, or the simulated Chameleon player ("chameleon").
+    `tls`: HTTPS, as every cloud API is, on a certificate made for the run; this process
+    trusts it (SSL_CERT_FILE, and the adapters' shared TLS context made anew) until the
+    server stops."""
     if model not in POLICIES:
         raise ValueError(f"model must be one of {POLICIES}, not {model!r}")
+    from stille_post.providers._common import tls_context
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.loopback", api,
-                             str(latency_s * 1000), model], stdout=subprocess.PIPE, env=env,
-                            cwd=ROOT, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the loopback server did not start: {line!r}")
-        origin = f"http://127.0.0.1:{int(line.split()[1])}"
-        url = Loopback(origin + ("/v1" if api == "openai" else ""))
-        url.pid, url.origin = proc.pid, origin
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with tempfile.TemporaryDirectory(prefix="loopback-tls-") as folder:
+        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.loopback", api,
+                                 str(latency_s * 1000), model, folder if tls else ""],
+                                stdout=subprocess.PIPE, env=env, cwd=ROOT, text=True)
+        trusted = os.environ.get("SSL_CERT_FILE")
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if not line.startswith("PORT "):
+                raise RuntimeError(f"the loopback server did not start: {line!r}")
+            origin = f"{'https' if tls else 'http'}://127.0.0.1:{int(line.split()[1])}"
+            if tls:
+                os.environ["SSL_CERT_FILE"] = str(Path(folder) / "loopback-cert.pem")
+                tls_context.cache_clear()
+            url = Loopback(origin + ("/v1" if api == "openai" else ""))
+            url.pid, url.origin = proc.pid, origin
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(10)
+            if tls:
+                if trusted is None:
+                    os.environ.pop("SSL_CERT_FILE", None)
+                else:
+                    os.environ["SSL_CERT_FILE"] = trusted
+                tls_context.cache_clear()
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], float(sys.argv[2]) / 1000, *sys.argv[3:4])
+    serve(sys.argv[1], float(sys.argv[2]) / 1000, *sys.argv[3:5])

@@ -14,7 +14,7 @@ every kind at every latency and width (`python -m benchmarks efficiency --real`)
 
 Sizes of the grid (short by default; the machine is shared): BENCH_REAL_GAMES (32),
 BENCH_REAL_LATENCIES_MS ("100,50"), BENCH_REAL_CONCURRENCIES ("64"), BENCH_REAL_KINDS
-(all four).
+(all four). BENCH_REAL_TLS=1 serves HTTPS, as the cloud APIs do (loopback.py `tls`).
 """
 
 from __future__ import annotations
@@ -95,10 +95,11 @@ def seats_for(kind: str, url: str) -> tuple[tuple[str, ...], dict[str, str]]:
 
 def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *,
                     max_in_flight: Mapping[str, int] | None = None, durable: bool = True,
-                    game: str = "stille-post", workers: int | None = None) -> dict[str, Any]:
+                    game: str = "stille-post", workers: int | None = None,
+                    tls: bool = False) -> dict[str, Any]:
     from stille_post.providers import create_provider
 
-    with loopback_server(API_OF[kind], latency_s) as url, _dummy_keys(), \
+    with loopback_server(API_OF[kind], latency_s, tls=tls) as url, _dummy_keys(), \
             bench_folder() as folder:
         seats, base_urls = seats_for(kind, url)
         # The SDK is imported before the clock starts, as a process's start-up (about
@@ -121,7 +122,7 @@ def real_tournament(kind: str, games: int, concurrency: int, latency_s: float, *
                 "cpu_s": run.cpu_s, "cpu_ms_per_step": run.cpu_s * 1000 / steps,
                 "peak_in_flight": run.peak_in_flight, "folder": str(folder),
                 "durable": durable, "load": os.getloadavg()[0], "sdk_import_s": sdk_import,
-                "workers": run.workers, "server_cpu_s": server_cpu}
+                "workers": run.workers, "server_cpu_s": server_cpu, "tls": tls}
 
 
 @dataclass
@@ -181,7 +182,8 @@ def real_grid() -> dict[str, Any]:
     """Efficiency and CPU per step of every kind at every latency x width."""
     games = int(os.environ.get("BENCH_REAL_GAMES", 32))
     kinds = [k for k in os.environ.get("BENCH_REAL_KINDS", ",".join(KINDS)).split(",") if k]
-    rows = [real_tournament(kind, games, conc, ms / 1000)
+    tls = os.environ.get("BENCH_REAL_TLS", "") not in ("", "0")
+    rows = [real_tournament(kind, games, conc, ms / 1000, tls=tls)
             for kind in kinds
             for ms in _ints("BENCH_REAL_LATENCIES_MS", "100,50")
             for conc in _ints("BENCH_REAL_CONCURRENCIES", "64")]

@@ -96,3 +96,24 @@ def test_the_loopback_server_remembers_answers_without_changing_a_byte() -> None
         keyless = _post(origin, "/v1/chat/completions", body, {})
     assert first == expected and again == expected
     assert keyless[0] == 401 and b"API key" in keyless[1]
+
+
+def test_the_https_loopback_is_trusted_while_it_runs_and_only_then(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tls=True` serves HTTPS on a certificate made for the run: an adapter's call goes
+    through (the shared TLS context trusts it), and afterwards the trust is gone again."""
+    import asyncio
+    import os
+
+    from benchmarks.loopback import loopback_server
+    from stille_post.providers import create_provider
+    from stille_post.providers.base import ChatRequest, Message
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    with loopback_server("openai", 0.0, tls=True) as url:
+        assert url.startswith("https://")
+        provider = create_provider("openai-compatible", "gpt-4.1", base_url=url,
+                                   api_key="sk-test")
+        reply = asyncio.run(provider.complete(ChatRequest("rules", [Message("user", "go")])))
+        assert reply.text
+    assert "SSL_CERT_FILE" not in os.environ
