@@ -197,7 +197,6 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
         return stats
     finally:
         FSYNC_RESULTS.reset(no_fsync)
-        await close_idle()  # the providers the games gave back (providers/pool.py)
         if guard is not None:
             # Why this run stopped, and what the folder has spent, go to spend.json.
             index.flush()
@@ -208,6 +207,9 @@ async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency
             if stats is not None:
                 stats.budget = record
         index.close()
+        # Last: an await here may be cancelled again (a second Ctrl-C), and the index and
+        # the budget record above must not depend on it.
+        await close_idle()  # the providers the games gave back (providers/pool.py)
 
 
 async def _play_rounds(config: TournamentConfig, out: Path, index: GameIndex,
