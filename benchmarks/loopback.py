@@ -6,7 +6,7 @@ It is the emulators' server (tests/emulators/server.py: each API's wire format, 
 request rules and the deterministic Stille Post policy) answering every request after
 LATENCY_MS, without the prompt-cache emulation (quadratic in the requests seen, fine for
 a recording, far too slow for thousands of calls) and without keeping the requests. It
-answers a request it has answered before from memory, with the same bytes (`remember`).
+answers a request it has answered before from memory, with the same bytes (`_BY_REQUEST`).
 Its own process, so that neither its CPU nor its GIL is counted as ours.
 `loopback_server(api, latency_s)` starts one and yields its SDK base URL.
 """
@@ -40,44 +40,16 @@ class _Forget(list[Any]):
         return None
 
 
-# Answers by (path, body), and their JSON by the answer's id. Without prompt caching
-# (LeanState) an API handler of the emulator is a pure function of the path and the body,
-# so a repeated request gets the same bytes it would have got anyway. The server shares
-# the 2 cores with the client it measures; remembering cut its CPU by half in the
-# 200-game run (3.2 to 1.7 s: games of one lineup repeat their requests), CPU that a real
-# remote API never takes from the client. Bounded, so a long run cannot grow it forever.
-_ANSWERS: dict[tuple[str, bytes], dict[str, Any]] = {}
-# id -> (the answer, its JSON): the answer is kept to check identity, since handler
-# threads may clear the memo between a store and a lookup and ids are reused.
-_ENCODED: dict[int, tuple[dict[str, Any], bytes]] = {}
-# A whole request (path, body, the headers below) the emulator answered 200: its bytes,
-# sent again without parsing the body or checking the request a second time.
+# The bytes of each 200 answer, by what the emulator reads of its request: the path, the
+# body and the headers below. Without prompt caching (LeanState) the emulator's answer is
+# a pure function of those, so a repeated request gets the bytes it would have got anyway,
+# without its body parsed or checked again. The server shares the 2 cores with the client
+# it measures; remembering cut its CPU by half in the 200-game run (3.2 to 1.7 s: games
+# of one lineup repeat their requests), CPU that a real remote API never takes from its
+# client. Bounded, so a long run cannot grow it forever.
 _BY_REQUEST: dict[tuple[Any, ...], bytes] = {}
 _READ_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "anthropic-version")
 MAX_REMEMBERED = 50_000
-
-
-def remember(api: str) -> None:
-    """Make the emulator's `api` handler remember its answers (in this process only:
-    the loopback server's own)."""
-    from tests.emulators import server as emu
-
-    handler = emu._HANDLERS[api]
-
-    def remembered(state: Any, path: str, body: bytes, req: dict[str, Any]) -> dict[str, Any]:
-        key = (path, body)
-        payload = _ANSWERS.get(key)
-        if payload is None:
-            payload = handler(state, path, body, req)  # an ApiError is raised, not kept
-            if len(_ANSWERS) >= MAX_REMEMBERED:
-                _ANSWERS.clear()
-                _ENCODED.clear()
-                _BY_REQUEST.clear()
-            _ANSWERS[key] = payload  # kept alive, so its id is not reused
-            _ENCODED[id(payload)] = (payload, json.dumps(payload, indent=2).encode())
-        return payload
-
-    emu._HANDLERS[api] = remembered
 
 
 _MESSAGES: ContextVar[list[dict[str, Any]]] = ContextVar("messages")
@@ -160,7 +132,6 @@ def serve(api: str, latency_s: float, model: str = "stille-post", tls_dir: str =
     state.raw_bodies = _Forget()
     if model == "chameleon":
         play_chameleon(api)
-    remember(api)  # after the policy: it remembers the policy's answers
     posts = [0]  # POST requests answered, for GET /calls
     counting = threading.Lock()
     base = emu._make_handler(state)
@@ -193,16 +164,14 @@ def serve(api: str, latency_s: float, model: str = "stille-post", tls_dir: str =
             finally:
                 self.rfile = rfile
 
-        def _send(self, status: int, payload: dict[str, Any],
-                  headers: dict[str, str] | None = None) -> None:
-            known = _ENCODED.get(id(payload))
-            if known is None or known[0] is not payload:
-                super()._send(status, payload, headers)
-                return
-            data = known[1]
+        def _send_json(self, status: int, data: bytes,
+                       headers: dict[str, str] | None = None) -> None:
+            # Every answer the emulator writes passes here, encoded: a 200 is kept.
             if status == 200 and not headers and self.memo_key is not None:
+                if len(_BY_REQUEST) >= MAX_REMEMBERED:
+                    _BY_REQUEST.clear()
                 _BY_REQUEST[self.memo_key] = data
-            self._send_json(status, data, headers)
+            super()._send_json(status, data, headers)
 
     tls: ssl.SSLContext | None = None
     if tls_dir:
