@@ -3,6 +3,7 @@ normalisation of what a 200 answer may hold (`content_text`, `read_completion`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import ssl
@@ -184,8 +185,15 @@ def field_of(obj: Any, name: str, default: Any = None) -> Any:
 def read_completion(parse: Callable[[Any, str], Completion], resp: Any, model: str,
                     label: str) -> Completion:
     """Run an adapter's parser on a 200 answer; any surprise in its shape is the model's
-    (or the server's) bad output, never an internal error: `MalformedReply`."""
+    (or the server's) bad output, never an internal error: `MalformedReply`.
+
+    A body the server did not label as JSON comes back from a `cast_to=object` post as its
+    text. The SDKs, asked for their models, read such a body as JSON when it parses, so it
+    is read the same way here, for every adapter that posts that way."""
     try:
+        if isinstance(resp, str):
+            with contextlib.suppress(ValueError):
+                resp = json.loads(resp)
         completion = parse(resp, model)
     except MalformedReply as exc:
         raise MalformedReply(f"{label}: {exc}") from exc

@@ -15,7 +15,6 @@ normalised:
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import Any
 
@@ -76,11 +75,6 @@ def tool_choice_param(choice: str | None) -> Any:
 
 
 def completion_from_openai(resp: Any, model: str) -> Completion:
-    if isinstance(resp, str):
-        # A body the server did not label as JSON comes back as its text; the SDK's own
-        # models were built from it when it parses, so it is read the same way here.
-        with contextlib.suppress(ValueError):
-            resp = json.loads(resp)
     choices = field_of(resp, "choices") or []
     usage = _usage(field_of(resp, "usage"))
     if not choices:

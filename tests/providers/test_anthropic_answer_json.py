@@ -114,3 +114,12 @@ def test_the_body_is_create_s_with_temperature_and_extra(emulator: Any) -> None:
     assert body["temperature"] == 0.7 and body["top_k"] == 5 and body["max_tokens"] == 99
     assert body["model"] == "claude-sonnet-4-5" and "extra_body" not in body
     assert body["system"][0]["text"] == "rules"
+
+
+def test_a_body_not_labelled_json_is_still_read_when_it_parses() -> None:
+    """`messages.create` (cast to the SDK's `Message`) read such a body as JSON; the post
+    with `cast_to=object` hands over its text, which is read the same way."""
+    import json
+
+    assert _read(json.dumps(GOOD)) == _read(GOOD)
+    assert _read("<html>busy</html>")[0] == "completion"  # as before: an empty answer
