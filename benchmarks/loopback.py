@@ -24,7 +24,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -231,9 +231,11 @@ def loopback_server(api: str, latency_s: float, model: str = "stille-post", *,
     from stille_post.providers._common import tls_context
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with tempfile.TemporaryDirectory(prefix="loopback-tls-") as folder:
+    # The certificate's folder, for HTTPS only (the server writes it; "" means HTTP).
+    with tempfile.TemporaryDirectory(prefix="loopback-tls-") if tls else nullcontext("") \
+            as folder:
         proc = subprocess.Popen([sys.executable, "-m", "benchmarks.loopback", api,
-                                 str(latency_s * 1000), model, folder if tls else ""],
+                                 str(latency_s * 1000), model, folder],
                                 stdout=subprocess.PIPE, env=env, cwd=ROOT, text=True)
         trusted = os.environ.get("SSL_CERT_FILE")
         try:
