@@ -25,6 +25,8 @@ from typing import Any
 
 import trueskill
 
+from stille_post.core.rewards import partial_points
+
 MU, SIGMA, BETA, TAU, DRAW_PROBABILITY = 5.0, 8.3333, 4.1667, 0.0, 0.0
 DEFAULT_PASSES = 100
 DEFAULT_BOOTSTRAP = 2000
@@ -198,11 +200,6 @@ def trueskill_passes(games: Iterable[RatedGame] | GameTable, *, passes: int = DE
         out[label] = {"mu": mean_mu, "sigma": sum(sigmas) / len(sigmas),
                       "mu_spread": (sum((m - mean_mu) ** 2 for m in mus) / len(mus)) ** 0.5}
     return out
-
-
-def partial_points(rank: int, n: int) -> float:
-    """Seed 001's partial points: 1 for first place, 0 for last, linear in between."""
-    return (n - rank) / (n - 1) if n > 1 else 1.0
 
 
 def bootstrap_ci(wins: int, games: int, *, seed: int, resamples: int = DEFAULT_BOOTSTRAP,

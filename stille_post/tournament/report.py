@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from stille_post.core.rewards import partial_points
 from stille_post.core.transcript import Transcript
 from stille_post.providers.base import Usage
 from stille_post.providers.pricing import recorded_cost_usd
@@ -93,7 +94,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
     for g in table.games(clean_only=clean_only):  # the sum, as the anchor's table gives it
         rated += 1
         for label, rank in g.seats:
-            points_sum[label] += ratings.partial_points(rank, g.n)
+            points_sum[label] += partial_points(rank, g.n)
     for row in board:
         row["tokens"] = tokens[row["player"]]
         row["dollars"] = spend[row["player"]]

@@ -7,6 +7,7 @@ import random
 import pytest
 import trueskill
 
+from stille_post.core.rewards import partial_points
 from stille_post.tournament import ratings
 from stille_post.tournament.ratings import RatedGame
 
@@ -81,7 +82,7 @@ def test_leaderboard_fixed_seed_same_board_and_sorted_by_mu() -> None:
 @pytest.mark.parametrize(("rank", "n", "points"), [(1, 4, 1.0), (4, 4, 0.0), (2, 4, 2 / 3),
                                                    (1, 8, 1.0), (5, 8, 3 / 7)])
 def test_partial_points(rank: int, n: int, points: float) -> None:
-    assert ratings.partial_points(rank, n) == pytest.approx(points)
+    assert partial_points(rank, n) == pytest.approx(points)
 
 
 def test_bootstrap_ci_narrows_with_more_games_and_is_seeded() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from stille_post.core.rewards import partial_points as partial_points
 from stille_post.core.rng import Rng
 from stille_post.games.kit.framing import cap_chars, cap_words, escape_forgery, word_count
 from stille_post.games.kit.votes import leaders, narrow_by, parse_seat, rng_pick
@@ -323,11 +324,6 @@ def ranks(eliminated: Sequence[int], remaining: Sequence[int],
     for i, seat in enumerate(reversed(eliminated)):
         out[seat] = above + 1 + i
     return dict(sorted(out.items()))
-
-
-def partial_points(rank: int, n: int) -> float:
-    """Seed 001's partial points: (n - rank) / (n - 1); 1 for the winner, 0 for the first out."""
-    return (n - rank) / (n - 1) if n > 1 else 1.0
 
 
 def keyed(counts: Mapping[int, int]) -> dict[str, int]:
