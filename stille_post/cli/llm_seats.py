@@ -248,15 +248,17 @@ def preflight(texts: Iterable[str], registry: ModelRegistry,
     whose replicas answers is one line and exit 2; a dead replica of a live seat is a
     warning line."""
     from stille_post.providers.preflight import check
+    from stille_post.providers.replicas import found_dead
 
     seats = seat_endpoints(texts, registry, base_urls)
     if not seats:
         return
-    stop, warnings, _ = check(seats)
-    for line in warnings:
-        _warn(line)
+    stop, warnings, probes = check(seats)
     if stop is not None:
         raise UsageError(stop)
+    for line in warnings:
+        _warn(line)
+    found_dead(url for (_, url), p in probes.items() if not p.alive)
 
 
 def _warn(line: str) -> None:

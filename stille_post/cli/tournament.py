@@ -69,9 +69,11 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     as_json = bool(cli.get("as_json"))
     # keep_providers=False: a provider per LLM seat of every game, lent by a pool that
     # takes it back when its game is over (providers/pool.py)
+    seats = [*(settings.players or settings.pool or ()), *settings.roles.values()]
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
-                     max_in_flight=settings.max_in_flight) as llm_factory:
+                     max_in_flight=settings.max_in_flight, structured=settings.structured,
+                     preflight_seats=seats if settings.preflight else None) as llm_factory:
         config = settings.config()
         if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
             raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
@@ -223,9 +225,14 @@ def workers_for(settings: TournamentSettings, calls_models: bool, caps: Caps,
 
 
 def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:
+    from stille_post.providers.replicas import counts as replica_counts
+
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
                            "aborted": stats.aborted}
+    replicas = replica_counts()
+    if replicas:  # calls per replica of a replicated alias (providers/replicas.py)
+        summary["this_run"]["replicas"] = replicas
     if stats.budget is not None:
         summary["budget"] = {k: stats.budget[k] for k in ("stopped", "reason", "cap", "caps",
                                                            "games")}
@@ -301,6 +308,11 @@ def _print_aggregate(console: Console, summary: dict[str, Any]) -> None:
         for row in spend_table_rows(spend):
             t.add_row(*row)
         console.print(t)
+    replicas = summary.get("this_run", {}).get("replicas")
+    if replicas:
+        console.print("calls per replica: " + "; ".join(
+            f"{url} {c['calls']}" + (f" ({c['failed']} failed)" if c["failed"] else "")
+            for url, c in replicas.items()))
     budget = summary.get("budget")
     if budget is not None:
         style = "yellow" if budget["stopped"] == "budget" else "green"

@@ -123,7 +123,8 @@ def check(seats: Iterable[SeatEndpoints], timeout_s: float = PROBE_TIMEOUT_S
         dead = [p for p in found if not p.alive]
         if dead and len(dead) == len(found):
             first = dead[0]
-            also = f" (and its {len(dead) - 1} other replicas)" if len(dead) > 1 else ""
+            n = len(dead) - 1
+            also = f" (and {n} other replica{'s' if n > 1 else ''})" if n else ""
             return (f"nothing answers at {display_url(first.url)}{also} for "
                     f"{s.seat}: {first.problem}; start the server or fix the URL "
                     "(--no-preflight skips this check)"), warnings, probes

@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,6 +154,8 @@ class _Watch:
     notice: Callable[[str], None] | None = None
     strict: bool = False
     down: set[str] = field(default_factory=set)  # URLs already reported down
+    # Replicas the preflight found dead: their sets start with them taken out.
+    start_down: set[str] = field(default_factory=set)
     told: set[Any] = field(default_factory=set)  # keys of the notices already given
 
 
@@ -164,12 +166,21 @@ _WATCH = _Watch()
 def watching(notice: Callable[[str], None] | None, *, strict: bool = False) -> Iterator[None]:
     """For the block (a command's run): an endpoint that stops answering is told to
     `notice` once, as one line; with `strict` the game that met it is aborted."""
-    saved = (_WATCH.notice, _WATCH.strict, _WATCH.down, _WATCH.told)
-    _WATCH.notice, _WATCH.strict, _WATCH.down, _WATCH.told = notice, strict, set(), set()
+    saved = (_WATCH.notice, _WATCH.strict, _WATCH.down, _WATCH.told, _WATCH.start_down)
+    _WATCH.notice, _WATCH.strict = notice, strict
+    _WATCH.down, _WATCH.told, _WATCH.start_down = set(), set(), set()
     try:
         yield
     finally:
-        _WATCH.notice, _WATCH.strict, _WATCH.down, _WATCH.told = saved
+        (_WATCH.notice, _WATCH.strict, _WATCH.down, _WATCH.told,
+         _WATCH.start_down) = saved
+
+
+def found_dead(urls: Iterable[str]) -> None:
+    """Replicas the preflight found dead (and said so): the run starts with them taken
+    out, to be probed again after their back-off."""
+    _WATCH.start_down.update(urls)
+    _WATCH.down.update(urls)
 
 
 def notice(key: Any, line: str) -> None:
@@ -220,6 +231,9 @@ class ReplicaSet:
         self.replicas = [Replica(u, i) for i, u in enumerate(urls)]
         self.clock = clock
         self._probes: set[asyncio.Task[None]] = set()
+        for r in self.replicas:
+            if r.url in _WATCH.start_down:
+                self.take_out(r)
 
     def pick(self) -> Replica | None:
         """The live replica with the fewest calls in flight, or None if none is live."""
@@ -309,6 +323,13 @@ class Watched:
 
     async def _single(self, request: ChatRequest) -> Completion:
         url = self.urls[0]
+        if url in _WATCH.down:
+            # Known dead: a quick probe first, so that each later turn of the seat costs
+            # a second, not the retry loop's backoff, while the server stays down.
+            found = await asyncio.to_thread(probe, self.kind, url)
+            if not found.alive:
+                raise ProviderError(f"{self.label}: {display_url(url)} still does not "
+                                    f"answer ({found.problem})", retryable=True)
         try:
             completion = await self.providers[0].complete(request)
         except ProviderError as exc:
@@ -319,10 +340,10 @@ class Watched:
         return completion
 
     def _dead(self, url: str, why: str, what: str) -> None:
-        _reported_down(url, what, why)
         if _WATCH.strict:
             raise GameAborted(f"{display_url(url)} stopped answering during the run "
                               f"({why}); --strict stops the run")
+        _reported_down(url, what, why)
 
     async def _route(self, request: ChatRequest) -> Completion:
         replicas = replica_set(self.kind, self.urls)
@@ -336,7 +357,7 @@ class Watched:
                     self._dead(url, "every replica is out", f"{self.label} forfeits its turns")
                     raise ProviderError(f"{self.label}: none of its {len(self.urls)} "
                                         "replicas answers", retryable=True)
-                await asyncio.sleep(max(0.05, replicas.next_probe_in()))
+                await self.policy.sleep(max(0.05, replicas.next_probe_in()))
                 attempt += 1
                 continue
             replica.in_flight += 1
