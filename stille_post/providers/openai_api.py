@@ -238,7 +238,11 @@ class OpenAICompatibleProvider(OpenAIProvider):
     500); then nothing. The first such call of a provider is sent once, without retries:
     a refusal (400, 422, 500, 501) moves to the next form, said in one line, and the
     call is sent again. A server that says it is llama.cpp gets a GBNF `grammar` on the
-    plain text instead (no JSON around the answer: no tokens spent on it)."""
+    plain text instead (no JSON around the answer: no tokens spent on it): before its
+    first such call a provider reads the server's models list, and llama.cpp's server
+    lists its models as `owned_by: "llamacpp"`, llama-cpp-python's as `owned_by: "me"`
+    with a `permissions` list (`says_llama_cpp`). The list is read through the SDK's
+    client, so a cassette records and replays it like any call."""
 
     kind = "openai-compatible"
     # llama-cpp-python's server refuses (HTTP 500, a validation error) null content beside
@@ -298,6 +302,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
         from stille_post.core.errors import ProviderError
         from stille_post.providers.replicas import notice, one_attempt
 
+        if self.text_form == self.TEXT_FORMS[0] and await self._says_llama_cpp():
+            self.text_form, self._form_known = "grammar", True
+            return await super().complete(request)
         while True:
             try:
                 completion = await self._complete(self.body(request), one_attempt(self.policy))
@@ -316,3 +323,32 @@ class OpenAICompatibleProvider(OpenAIProvider):
                 continue
             self._form_known = True
             return structured.unwrap_completion(completion)
+
+    async def _says_llama_cpp(self) -> bool:
+        from stille_post.core.errors import ProviderError
+        from stille_post.providers.base import ReplayMiss
+        from stille_post.providers.replicas import one_attempt
+
+        try:
+            models = await one_attempt(self.policy).run(
+                lambda: self.client.get("/models", cast_to=object),
+                label=f"{self.kind}:{self.model}")
+        except ReplayMiss:
+            raise
+        except ProviderError:
+            return False  # no models list: the forms are tried in order
+        return says_llama_cpp(models)
+
+
+def says_llama_cpp(models: Any) -> bool:
+    """Whether a models list (`GET /models`) is llama.cpp's or llama-cpp-python's."""
+    if isinstance(models, str):
+        try:
+            models = json.loads(models)
+        except ValueError:
+            return False
+    data = models.get("data") if isinstance(models, dict) else None
+    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+        return False
+    owner = data[0].get("owned_by")
+    return owner == "llamacpp" or (owner == "me" and "permissions" in data[0])

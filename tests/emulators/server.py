@@ -72,6 +72,8 @@ class EmulatorState:
     # `response_format` types this server refuses with HTTP 500 (llama-cpp-python 0.3.36
     # refuses OpenAI's "json_schema" form so).
     refuses: tuple[str, ...] = ()
+    # OpenAI only: serve GET /v1/models with this `owned_by` (llama-cpp-python's is "me").
+    models_owner: str | None = None
     raw_bodies: list[bytes] = field(default_factory=list)  # every request body, as sent
     written: dict[str, set[str]] = field(default_factory=dict)  # Anthropic: cached prefixes
 
@@ -542,6 +544,14 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
                     api, 401, f"Incorrect API key provided: {self._caller_key()}. You can "
                     "find your API key in your account settings.", "authentication_error"))
 
+        def do_GET(self) -> None:
+            if state.models_owner is None or self.path.split("?")[0] != "/v1/models":
+                self._send(404, _error_body(state.api, 404, "Not found", "not_found_error"))
+                return
+            self._send(200, {"object": "list", "data": [
+                {"id": "tiny", "object": "model", "owned_by": state.models_owner,
+                 "permissions": []}]})
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             path = self.path.split("?")[0]
@@ -595,9 +605,10 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
 
 class Emulator:
     def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None,
-                 decoder: bool = False, refuses: tuple[str, ...] = ()) -> None:
+                 decoder: bool = False, refuses: tuple[str, ...] = (),
+                 models_owner: str | None = None) -> None:
         self.state = EmulatorState(api, faults_policy=faults, decoder=decoder,
-                                   refuses=refuses)
+                                   refuses=refuses, models_owner=models_owner)
         self.server = _QuietServer(("127.0.0.1", port), _make_handler(self.state))
         # shutdown() waits for the serving loop to notice, up to one poll interval
         # (0.5 s by default): with an emulator per test, that was most of many tests.

@@ -142,6 +142,35 @@ def test_a_server_that_refuses_json_schema_degrades_once_in_one_line() -> None:
     assert len(lines) == 1 and "refused response_format json_schema (HTTP 500)" in lines[0]
 
 
+@LOOPBACK
+def test_a_llama_cpp_server_gets_a_grammar_on_the_plain_text() -> None:
+    emu = Emulator("openai", models_owner="me").start()  # llama-cpp-python's models list
+    try:
+        provider: Any = create_provider("openai-compatible", "tiny", base_url=emu.base_url)
+
+        async def two() -> None:
+            for _ in range(2):
+                await provider.complete(TEXT_TURN)
+
+        asyncio.run(two())
+    finally:
+        emu.stop()
+    bodies = [r["body"] for r in emu.state.requests]
+    assert len(bodies) == 2  # the models list was read once, before the first
+    for b in bodies:
+        assert b["grammar"] == 'root ::= "1" | "2" | "3"' and "response_format" not in b
+
+
+def test_which_models_lists_say_llama_cpp() -> None:
+    from stille_post.providers.openai_api import says_llama_cpp
+
+    assert says_llama_cpp({"data": [{"id": "q", "owned_by": "llamacpp"}]})
+    assert says_llama_cpp('{"data": [{"id": "q", "owned_by": "me", "permissions": []}]}')
+    for other in ({"data": [{"id": "q", "owned_by": "vllm"}]}, {"data": [{"owned_by": "me"}]},
+                  {"data": []}, {"data": "x"}, [], "not json", None):
+        assert not says_llama_cpp(other)
+
+
 def test_unwrap_takes_the_answer_and_leaves_anything_else_as_it_came() -> None:
     assert unwrap_text('{"answer": "zebra"}') == "zebra"
     assert unwrap_text('{"answer": 3}') == "3"
