@@ -1,6 +1,7 @@
 """Structured seats' request layouts, measured: the share of the input a provider's
-prompt cache serves, per provider kind, when a free-text turn lists the game's tools
-(`tool_choice` "none") or leaves them out (providers/structured.py FREE_TEXT_TOOLS).
+prompt cache serves, per provider kind, when a free-text turn (`tool_choice` "none")
+lists the tools with the round's legal schemas, lists them as the game defines them, or
+leaves them out (providers/structured.py FREE_TEXT_TOOLS).
 
     python -m benchmarks structured            # a table
     python -m benchmarks structured --json     # JSON alone on stdout
@@ -33,7 +34,7 @@ from benchmarks.prefix import bill, billed
 
 KINDS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-5-20250929",
          "google": "gemini-2.5-flash", "openai-compatible": "gpt-5-mini"}
-LAYOUTS = ("free", "listed", "omitted")
+LAYOUTS = ("free", "legal", "plain", "omitted")
 
 
 def requests_of(game: str, games: int, structured: str | None) -> list[Any]:
@@ -68,11 +69,11 @@ def requests_of(game: str, games: int, structured: str | None) -> list[Any]:
     return sent
 
 
-def shaped(request: Any, kind: str, listed: bool | None) -> Any:
+def shaped(request: Any, kind: str, layout: str) -> Any:
     """`request` with the tools and tool choice `kind`'s adapter sends."""
     from stille_post.providers import structured as S
 
-    tools = [] if S.omit_tools(request, kind, listed) else S.tools_of(request)
+    tools = S.request_tools(request, kind, layout)
     choice = request.tool_choice
     answer = S.text_schema(request)
     if answer is not None and (kind == "anthropic" or (kind == "google" and tools)):
@@ -92,7 +93,7 @@ def measure(games: int) -> dict[str, Any]:
             rule = rules[model]
             for layout in LAYOUTS:
                 reqs = free if layout == "free" else [
-                    shaped(r, kind, layout == "listed") for r in held]
+                    shaped(r, kind, layout) for r in held]
                 b = bill([billed("all", r) for r in reqs], rule)
                 out["rows"].append({
                     "game": game, "kind": kind, "layout": layout,
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(data))
         return 0
     print(f"   cached share of the input, {games} games per game (free: no schema; "
-          "listed / omitted: structured, free-text turns with the tools or without)")
+          "legal / plain / omitted: structured, free-text turns with the tools' legal "
+          "schemas, as defined, or none)")
     for row in data["rows"]:
         print(f"   {row['game']:12} {row['kind']:18} {row['layout']:8} "
               f"{row['input_tokens_per_game']:>9,.0f} tok/game  cached "

@@ -286,9 +286,10 @@ def register(app: typer.Typer) -> None:
             "--structured", help="the model seats' constrained decoding: off | schema | "
                                  "legal | both (off and schema, side by side)")] = "off",
         free_text_tools: Annotated[str | None, typer.Option(
-            "--free-text-tools", help="structured seats' free-text turns: listed | "
-                                      "omitted (default: the provider kind's choice); "
-                                      "for measuring the two layouts")] = None,
+            "--free-text-tools", help="structured seats' free-text turns list the tools "
+                                      "with their legal schemas, as defined, or none: "
+                                      "legal | plain | omitted (default: the provider "
+                                      "kind's choice); for measuring the layouts")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print the rows as JSON")]
         = False,
     ) -> None:
@@ -299,10 +300,10 @@ def register(app: typer.Typer) -> None:
         if structured not in (*MODES, "both"):
             raise UsageError(f"--structured {structured!r}: use off, schema, legal or both")
         modes = ("off", "schema") if structured == "both" else (structured,)
-        if free_text_tools not in (None, "listed", "omitted"):
-            raise UsageError(f"--free-text-tools {free_text_tools!r}: use listed or omitted")
-        options = None if free_text_tools is None else \
-            {"free_text_tools": free_text_tools == "listed"}
+        if free_text_tools not in (None, "legal", "plain", "omitted"):
+            raise UsageError(f"--free-text-tools {free_text_tools!r}: use legal, plain or "
+                             "omitted")
+        options = None if free_text_tools is None else {"free_text_tools": free_text_tools}
         if server is not None and not model:
             raise UsageError("--server needs --model NAME (the name that server serves)")
         names = model or list(local_server.MODELS)

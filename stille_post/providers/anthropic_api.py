@@ -176,7 +176,7 @@ class AnthropicProvider:
         alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
         prompt_caching: bool = True,
-        free_text_tools: bool | None = None,
+        free_text_tools: str | None = None,
     ) -> None:
         from anthropic import AsyncAnthropic
 
@@ -204,8 +204,7 @@ class AnthropicProvider:
             if self.prompt_caching:
                 block["cache_control"] = dict(_CACHE)
             params["system"] = [block]
-        tools = [] if structured.omit_tools(request, self.kind, self.free_text_tools) \
-            else structured.tools_of(request)
+        tools = structured.request_tools(request, self.kind, self.free_text_tools)
         choice_name = request.tool_choice
         answer = structured.text_schema(request)
         if answer is not None:

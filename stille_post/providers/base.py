@@ -54,10 +54,15 @@ class LegalMoves:
     players one may vote for, a pattern on a revealed prefix); it replaces the tool's
     `parameters` in a structured request. `text`: the schema of a legal text answer (a
     string schema: an enum of player numbers, a one-word pattern), or None when the text
-    is free (a public message)."""
+    is free (a public message).
+
+    `free`: the answer itself is free (a message); the tools' schemas are the moment's,
+    carried so that each of a seat's requests lists the same tools (a changed tool list
+    is a changed prompt prefix, which a provider's cache no longer serves)."""
 
     tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     text: Mapping[str, Any] | None = None
+    free: bool = False
 
     @property
     def empty(self) -> bool:

@@ -182,7 +182,7 @@ class GoogleProvider:
         max_concurrency: int | None = None,
         alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
-        free_text_tools: bool | None = None,
+        free_text_tools: str | None = None,
     ) -> None:
         import httpx2
         from google import genai
@@ -225,8 +225,7 @@ class GoogleProvider:
         }
         if request.system:
             config["system_instruction"] = request.system
-        tools = [] if structured.omit_tools(request, self.kind, self.free_text_tools) \
-            else structured.tools_of(request)
+        tools = structured.request_tools(request, self.kind, self.free_text_tools)
         choice = request.tool_choice
         answer = structured.text_schema(request)
         if answer is not None and not tools:

@@ -127,13 +127,13 @@ class OpenAIProvider:
         max_concurrency: int | None = None,
         alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
-        free_text_tools: bool | None = None,
+        free_text_tools: str | None = None,
     ) -> None:
         from openai import AsyncOpenAI
 
         self.model = model
-        # Structured seats' free-text turns: list the tools (None: the kind's choice,
-        # providers/structured.py FREE_TEXT_TOOLS).
+        # Structured seats' free-text turns: "legal" | "plain" | "omitted" tools (None:
+        # the kind's choice, providers/structured.py FREE_TEXT_TOOLS).
         self.free_text_tools = free_text_tools
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
         key = self._key(api_key)
@@ -152,10 +152,11 @@ class OpenAIProvider:
         params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(
             request, calls_content=self.calls_content)}
         legal = structured.legal_of(request)
-        if request.tools and not structured.omit_tools(request, self.kind,
-                                                       self.free_text_tools):
-            params["tools"] = [self._tool(t, legal is not None and t.name in legal.tools)
-                               for t in structured.tools_of(request)]
+        tools = structured.request_tools(request, self.kind, self.free_text_tools)
+        if tools:
+            params["tools"] = [self._tool(t, legal is not None and t.name in legal.tools
+                                          and t.parameters == legal.tools[t.name])
+                               for t in tools]
             choice = tool_choice_param(request.tool_choice)
             if choice is not None:
                 params["tool_choice"] = choice

@@ -47,24 +47,34 @@ KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", 
 _OPENAI_STRICT = KEYWORDS - {"minLength", "maxLength", "uniqueItems"}
 
 
-# Whether a structured seat's free-text turn (`tool_choice` "none", no schema on the text:
-# a public message) still lists the game's tools. Listed, the request starts as the seat's
-# tool turns do, so a provider's prompt cache serves it; left out, a model cannot write a
-# call where a message is asked. Chosen per provider kind from the measurements in
-# docs/adherence.md ("Free-text turns: tools listed or not"); `free_text_tools` (a
-# provider option) overrides it for a measurement.
-FREE_TEXT_TOOLS: dict[str, bool] = {"openai": True, "anthropic": True, "google": True,
-                                    "openai-compatible": False}
+# What a structured seat's free-text turn (`tool_choice` "none", no schema on the text: a
+# public message) lists: the tools with the moment's legal schemas ("legal": each of the
+# seat's requests then starts with the same tools, which a prompt cache serves), the
+# tools as the game defines them ("plain"), or none ("omitted": a model cannot write a
+# call where a message is asked). Chosen per provider kind from the measurements in
+# docs/adherence.md ("Free-text turns"); `free_text_tools` (a provider option)
+# overrides it for a measurement.
+FREE_TEXT_LAYOUTS = ("legal", "plain", "omitted")
+FREE_TEXT_TOOLS: dict[str, str] = {"openai": "legal", "google": "legal",
+                                   "anthropic": "plain", "openai-compatible": "omitted"}
 
 
-def omit_tools(request: ChatRequest, kind: str, listed: bool | None = None) -> bool:
-    """Whether to leave the tools out of `request` (a structured free-text turn whose
-    provider kind does so)."""
-    if request.structured not in MODES or request.tool_choice != "none":
-        return False
-    if request.legal is not None and request.legal.text is not None:
-        return False  # a text answer held to a schema: the decoder keeps it from calls
-    return not (FREE_TEXT_TOOLS.get(kind, True) if listed is None else listed)
+def free_text_turn(request: ChatRequest) -> bool:
+    """A structured request whose answer is free text (tools listed, none wanted)."""
+    return (request.structured in MODES and request.tool_choice == "none"
+            and (request.legal is None or request.legal.text is None))
+
+
+def request_tools(request: ChatRequest, kind: str, layout: str | None = None) -> list[Tool]:
+    """The tools `kind`'s adapter sends: the request's, with their legal schemas on a
+    structured request, laid out on a free-text turn as `layout` (else the kind's) says."""
+    if free_text_turn(request):
+        layout = layout or FREE_TEXT_TOOLS.get(kind, "legal")
+        if layout == "omitted":
+            return []
+        if layout == "plain":
+            return list(request.tools)
+    return tools_of(request)
 
 
 def legal_of(request: ChatRequest) -> LegalMoves | None:
@@ -299,6 +309,7 @@ def admits(schema: Mapping[str, Any], value: Any) -> bool:
 __all__ = [
     "ANSWER_KEY",
     "ANSWER_TOOL",
+    "FREE_TEXT_LAYOUTS",
     "FREE_TEXT_TOOLS",
     "KEYWORDS",
     "MODES",
@@ -306,9 +317,10 @@ __all__ = [
     "answer_call_to_text",
     "answer_tool",
     "for_openai_strict",
+    "free_text_turn",
     "gbnf",
     "legal_of",
-    "omit_tools",
+    "request_tools",
     "text_schema",
     "tools_of",
     "unwrap_completion",

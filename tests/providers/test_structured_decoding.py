@@ -21,8 +21,8 @@ from stille_post.providers.structured import (
     admits,
     answer_call_to_text,
     for_openai_strict,
+    free_text_turn,
     gbnf,
-    omit_tools,
     unwrap_text,
 )
 from tests.emulators.server import Emulator
@@ -89,9 +89,24 @@ def test_compatible_servers_get_the_schema_without_strict_and_free_text_without_
     forced = {t["function"]["name"]: t["function"] for t in p._params(TOOL_TURN)["tools"]}
     assert forced["cast_vote"]["parameters"] == LEGAL_VOTE and "strict" not in forced["cast_vote"]
     assert "tools" not in p._params(FREE_TURN)  # the kind's free-text layout
-    assert "tools" in _provider("openai-compatible", free_text_tools=True)._params(FREE_TURN)
-    assert "tools" in _provider("openai")._params(FREE_TURN)
-    assert not omit_tools(replace(FREE_TURN, structured=None), "openai-compatible")
+    plain = _provider("openai-compatible", free_text_tools="plain")._params(FREE_TURN)
+    assert [t["function"]["parameters"] for t in plain["tools"]] == \
+        [VOTE.parameters, CHAT.parameters]
+    assert not free_text_turn(replace(FREE_TURN, structured=None))
+    assert not free_text_turn(TEXT_TURN) and not free_text_turn(TOOL_TURN)
+
+
+def test_a_free_text_turn_lists_the_moments_legal_tools_or_the_plain_ones_per_kind() -> None:
+    turn = replace(FREE_TURN, legal=LegalMoves(tools={"cast_vote": LEGAL_VOTE}, free=True))
+    openai = {t["function"]["name"]: t["function"] for t in
+              _provider("openai")._params(turn)["tools"]}
+    assert openai["cast_vote"]["strict"] is True  # the same tools as the vote turns
+    assert openai["cast_vote"]["parameters"]["properties"]["target"]["enum"] == [2, 4]
+    assert [t["input_schema"] for t in _provider("anthropic")._params(turn)["tools"]] == \
+        [VOTE.parameters, CHAT.parameters]  # as the game defines them
+    google = _provider("google")._config(turn).tools[0].function_declarations
+    assert google[0].parameters_json_schema == LEGAL_VOTE
+    assert "tools" not in _provider("openai-compatible")._params(turn)
 
 
 def test_anthropic_text_answer_is_a_forced_answer_tool() -> None:

@@ -431,24 +431,32 @@ def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves 
     """A vote names one of the players it may (`obs.allowed`: no self-vote, the tied on a
     re-vote, a finalist on the jury); a ranking is every other remaining player once,
     as far as JSON Schema can say it (their numbers, as many as there are, no repeats).
-    Messages stay free text."""
+    Messages stay free text. Every decision of a round carries both tools' schemas for
+    the round's players (the others still in), so a seat's requests list the same tools
+    until someone is eliminated (a re-vote's and the jury's ballot excepted)."""
     obs: Observation = decision.observation
-    allowed = list(obs.allowed)
-    if not allowed:
+    others = list(obs.others)
+    ballot = list(obs.allowed) if decision.kind in (VOTE, REVOTE, JURY) else others
+    if not ballot or not others:
         return None
-    seat = {"type": "integer", "enum": allowed}
-    if decision.kind == RANKING:
-        ranking = {"type": "array", "items": seat, "minItems": len(allowed),
-                   "maxItems": len(allowed), "uniqueItems": True,
-                   "description": "player numbers, most wanted first; every other "
-                                  "remaining player once"}
-        return LegalMoves(tools={RANK_TOOL: _arguments({"ranking": ranking})})
-    if decision.kind in (VOTE, REVOTE, JURY):
-        vote = {"target": {**seat, "description": "the player to eliminate"},
-                "reason": {"type": "string", "maxLength": REASON_MAX_CHARS,
-                           "description": "why, in one sentence (never shown to anyone)"}}
-        return LegalMoves(tools={VOTE_TOOL: _arguments(vote)})
-    return None
+    return LegalMoves(tools={RANK_TOOL: _ranking(others), VOTE_TOOL: _vote(ballot)},
+                      free=decision.kind not in (RANKING, VOTE, REVOTE, JURY))
+
+
+def _ranking(seats: list[int]) -> dict[str, Any]:
+    ranking = {"type": "array", "items": {"type": "integer", "enum": seats},
+               "minItems": len(seats), "maxItems": len(seats), "uniqueItems": True,
+               "description": "player numbers, most wanted first; every other remaining "
+                              "player once"}
+    return _arguments({"ranking": ranking})
+
+
+def _vote(seats: list[int]) -> dict[str, Any]:
+    return _arguments({"target": {"type": "integer", "enum": seats,
+                                  "description": "the player to eliminate"},
+                       "reason": {"type": "string", "maxLength": REASON_MAX_CHARS,
+                                  "description": "why, in one sentence (never shown to "
+                                                 "anyone)"}})
 
 
 def _arguments(properties: dict[str, Any]) -> dict[str, Any]:

@@ -89,7 +89,7 @@ def met_schema(action: Action) -> bool:
     """Whether a reply met the legal-move schema it was decoded under (False for a free
     reply): its first tool call's arguments, or its text."""
     legal = action.legal
-    if legal is None:
+    if legal is None or legal.free:
         return False
     if action.tool_calls:
         call = action.tool_calls[0]

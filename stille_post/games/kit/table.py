@@ -165,7 +165,7 @@ class Table:
         beyond_schema: list[bool] = []  # per refused reply: it met that schema
 
         def checked(action: Action) -> T:
-            under_schema.append(action.legal is not None)
+            under_schema.append(action.legal is not None and not action.legal.free)
             try:
                 return judged(action)
             except ParseError:

@@ -330,15 +330,13 @@ def render_messages(events: Sequence[Event], seat: int) -> list[Message]:
 # --- the legal moves, for a structured seat's constrained decoding ------------------------
 
 def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
-    """An identity guess is one model id of the roster; on a turn, `guess_model` names
-    another active player and a roster id, and a statement or a task is not empty (a
-    long one is cut, not refused: no bound). The messages themselves stay free text."""
+    """An identity guess is one model id of the roster; `guess_model` names another
+    active player and a roster id, and a statement or a task is not empty (a long one is
+    cut, not refused: no bound). The messages themselves stay free text. Every decision
+    carries the tools' schemas, so a seat's requests list the same tools until someone
+    leaves the game."""
     obs: StillePostObservation = decision.observation
     ids = list(obs.roster.ids)
-    if decision.kind == "identity_guess":
-        return LegalMoves(text={"type": "string", "enum": ids})
-    if decision.kind != "turn":
-        return None
     text = {"type": "string", "minLength": 1}
     tools: dict[str, dict[str, Any]] = {
         "russian_roulette": dict(TOOLS[0].parameters),
@@ -351,7 +349,9 @@ def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves 
                           "description": "the other player's number"},
             "model_id": {"type": "string", "enum": ids,
                          "description": "the model you think they are"}})
-    return LegalMoves(tools=tools)
+    if decision.kind == "identity_guess":
+        return LegalMoves(tools=tools, text={"type": "string", "enum": ids})
+    return LegalMoves(tools=tools, free=decision.kind != "turn")
 
 
 def _arguments(properties: dict[str, Any]) -> dict[str, Any]:
