@@ -253,12 +253,22 @@ def preflight(texts: Iterable[str], registry: ModelRegistry,
     seats = seat_endpoints(texts, registry, base_urls)
     if not seats:
         return
+    for kind in dict.fromkeys(s.kind for s in seats):
+        _key_is_set(kind)  # a missing key is the first thing to say, and needs no network
     stop, warnings, probes = check(seats)
     if stop is not None:
         raise UsageError(stop)
     for line in warnings:
         _warn(line)
     found_dead(url for (_, url), p in probes.items() if not p.alive)
+
+
+def _key_is_set(kind: str) -> None:
+    if kind == "openai-compatible":
+        return  # local servers need none
+    from stille_post.providers._common import resolve_key
+
+    resolve_key(None, _KEY_ENV.get(kind, ()), kind)  # MissingKeyError names the variable
 
 
 def _warn(line: str) -> None:

@@ -69,11 +69,13 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     as_json = bool(cli.get("as_json"))
     # keep_providers=False: a provider per LLM seat of every game, lent by a pool that
     # takes it back when its game is over (providers/pool.py)
-    seats = [*(settings.players or settings.pool or ()), *settings.roles.values()]
+    from stille_post.cli.llm_seats import preflight
+    from stille_post.providers.models import active_models
+
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
-                     max_in_flight=settings.max_in_flight, structured=settings.structured,
-                     preflight_seats=seats if settings.preflight else None) as llm_factory:
+                     max_in_flight=settings.max_in_flight,
+                     structured=settings.structured) as llm_factory:
         config = settings.config()
         if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
             raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
@@ -83,6 +85,10 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         check_caps(config, caps, settings.workers)
         validate(config, llm_factory)
         check_folder(folder, config, resume=bool(cli.get("resume")))
+        if cli.get("online") and settings.preflight:
+            # After every local check: a dead server is found before any game starts.
+            preflight([*(settings.players or settings.pool or ()),
+                       *settings.roles.values()], active_models())
         if not as_json:
             shard = f", shard {config.shard}" if config.shard else ""
             Console(stderr=True).print(
