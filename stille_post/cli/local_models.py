@@ -159,7 +159,7 @@ def prove(models: list[str], url: str, games: dict[str, Trial], seeds: list[int]
                                    f"bot:{setup.baseline}", online=False))
         for model in models:
             for mode in modes:
-                label = model if mode == "off" else f"{model} [{mode}]"
+                label = model if mode == "off" else f"{model} ({mode})"
                 progress(f"{game}: {label} ...")
                 folder = None if record is None else (
                     record if len(modes) == 1 else record / mode)
@@ -240,7 +240,7 @@ def print_side_by_side(rows: list[dict[str, Any]]) -> None:
                 v = r.get(key) if r else None
                 return "–" if v is None else fmt.format(v)
 
-            t.add_row(game, model if mode == "off" else f"{model} [{mode}]",
+            t.add_row(game, model if mode == "off" else f"{model} ({mode})",
                       f"{free['decisions'] if free else '–'} / "
                       f"{held['decisions'] if held else '–'}",
                       _pair_cell(free, held, "valid_first_try"),

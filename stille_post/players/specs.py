@@ -69,7 +69,7 @@ class SeatSpec:
             return f"bot:{self.bot}:{args}" if args else f"bot:{self.bot}"
         if self.script:
             return f"script:{self.script}"
-        mark = f" [{self.structured}]" if self.structured else ""
+        mark = f" ({self.structured})" if self.structured else ""
         if self.alias:
             # The alias, not its API id: two aliases of one model (say, two reasoning
             # efforts) are two players on a leaderboard.

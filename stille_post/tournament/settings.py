@@ -90,7 +90,7 @@ TABLES = ("roles", "options", "rate_limits", "max_in_flight")
 # The fields that change which games exist or how they are played: the identity.
 # The rest only change how fast and where they are played.
 # The caps are "how" too: `--resume` with a higher cap continues the same tournament.
-# `structured` is "how" too: a structured seat's label says so ("model:x [schema]"), so a
+# `structured` is "how" too: a structured seat's label says so ("model:x (schema)"), so a
 # resume in the other mode adds players, and never mixes them.
 RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
               "budget_usd", "max_tokens", "hard_cap", "structured", "preflight")

@@ -1,6 +1,6 @@
 """`structured` and replica lists in models.toml (providers/models.py), the run's
 `--structured` over them, and the mark a structured seat carries on every leaderboard
-("model:qwen [schema]"): a model's structured and free play are never one player."""
+("model:qwen (schema)"): a model's structured and free play are never one player."""
 
 from __future__ import annotations
 
@@ -71,11 +71,11 @@ def test_the_run_sets_every_seat_and_off_turns_an_alias_off(tmp_path: Path) -> N
 def test_a_structured_seat_is_marked_in_its_label(tmp_path: Path) -> None:
     reg = _registry(tmp_path)
     with using_models(reg):
-        assert parse_seat_spec("model:qwen", ()).label == "model:qwen [schema]"
+        assert parse_seat_spec("model:qwen", ()).label == "model:qwen (schema)"
         assert parse_seat_spec("openai:gpt-5-mini", ()).label == "openai:gpt-5-mini"
         assert parse_seat_spec("mini", ("mini",)).label == "bot:mini"  # a bot is a bot
     with using_models(reg.with_structured("legal")):
-        assert parse_seat_spec("openai:gpt-5-mini", ()).label == "openai:gpt-5-mini [legal]"
+        assert parse_seat_spec("openai:gpt-5-mini", ()).label == "openai:gpt-5-mini (legal)"
         assert parse_seat_spec("openai:gpt-5-mini", ()).structured == "legal"
         # the seat's generation carries it to the player (players/llm.py)
         assert seat_generation("openai", None, "legal").structured == "legal"
@@ -86,9 +86,9 @@ def test_a_structured_seat_is_marked_in_its_label(tmp_path: Path) -> None:
 
 def test_a_structured_seat_is_priced_as_its_model() -> None:
     usage = Usage(1000, 100)
-    assert model_of("openai:gpt-5-mini [schema]") == "gpt-5-mini"
-    assert model_of("openai-compatible:m@http://h/v1 [legal]") == "m"
-    assert seat_cost_usd("openai:gpt-5-mini [schema]", usage) == \
+    assert model_of("openai:gpt-5-mini (schema)") == "gpt-5-mini"
+    assert model_of("openai-compatible:m@http://h/v1 (legal)") == "m"
+    assert seat_cost_usd("openai:gpt-5-mini (schema)", usage) == \
         seat_cost_usd("openai:gpt-5-mini", usage) > 0
 
 

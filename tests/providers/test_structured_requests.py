@@ -105,7 +105,7 @@ def test_stille_post_asks_for_a_roster_id_and_legal_guess_model_arguments(
     intro = bodies[0]
     assert "response_format" not in intro and "tools" not in intro
     assert transcript.seats[seat]["structured"] == "schema"
-    assert transcript.seats[seat]["player"].endswith(" [schema]")
+    assert transcript.seats[seat]["player"].endswith(" (schema)")
 
 
 def test_elimination_votes_and_rankings_name_only_legal_players(

@@ -67,4 +67,4 @@ def test_free_and_structured_play_of_one_model_are_two_players(tmp_path: Path) -
     assert report.returncode == 0, report.stderr
     board = {row["player"]: row for row in json.loads(report.stdout)["leaderboard"]}
     assert board["openai-compatible:tiny"]["games"] == 2
-    assert board["openai-compatible:tiny [schema]"]["games"] == 2
+    assert board["openai-compatible:tiny (schema)"]["games"] == 2
