@@ -74,6 +74,7 @@ class InspectProvider:
         self._model: Model | None = None if isinstance(model, str) else model
         self.model = model if isinstance(model, str) else str(model)
         self.limit_error: BaseException | None = None  # set when a limit stopped a call
+        self.last_output: ModelOutput | None = None  # for the seat's view in a task's log
 
     def resolved(self) -> Model:
         if self._model is None:
@@ -105,6 +106,7 @@ class InspectProvider:
             raise InspectLimitReached(exc) from exc
         except Exception as exc:  # after Inspect's own retries: the decision forfeits
             raise ProviderError(f"{type(exc).__name__}: {first_line(exc)}") from exc
+        self.last_output = output
         return from_model_output(output, fallback_model=str(model))
 
 
