@@ -60,18 +60,17 @@ def parse_opponents(value: Any) -> list[str]:
     return specs or ["bot"]
 
 
-def num_players(definition: GameDefinition, options: Mapping[str, Any]) -> int:
-    n = options.get("num_players")
-    if n is None:
-        return definition.players.default
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise ConfigError(f"num_players={n!r}: give a whole number")
-    return n
+def num_players(definition: GameDefinition, options: Mapping[str, Any],
+                preset: str | None = None) -> int:
+    """The seats of the game these options (and preset) set up."""
+    from stille_post.games.kit.setup import build_config
+
+    return int(build_config(definition, options, None, preset).num_players)  # type: ignore[attr-defined]
 
 
 def layout(definition: GameDefinition, evaluated: str, *, options: Mapping[str, Any],
-           seats: Any = None, role: str | None = None, self_play: bool = False,
-           opponents: Any = None) -> Layout:
+           preset: str | None = None, seats: Any = None, role: str | None = None,
+           self_play: bool = False, opponents: Any = None) -> Layout:
     """The seating of every game of the task, with `evaluated` (the evaluated model's
     seat spec) in the chosen seats."""
     chosen = parse_seats(seats)
@@ -79,7 +78,7 @@ def layout(definition: GameDefinition, evaluated: str, *, options: Mapping[str, 
     if evaluated in others:
         raise ConfigError(f"opponents={evaluated} is the evaluated model; for self-play "
                           "give self_play=true or the seats to fill with seats=")
-    n = num_players(definition, options)
+    n = num_players(definition, options, preset)
     if self_play:
         if chosen or role:
             raise ConfigError("self_play=true fills every seat: drop seats= and role=")

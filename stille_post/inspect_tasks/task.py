@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Scorer
     from inspect_ai.solver import Solver
 
+NAMESPACE = "stille_post"  # the entry point's name: tasks are stille_post/<name>
 STORE_RESULT = "stille_post:result"
 STORE_RECORD = "stille_post:public_record"
 DEFAULT_OUT = Path("runs") / "inspect"  # when the log is not a local file
@@ -58,6 +59,7 @@ def task_name(game: str) -> str:
 def game_task(definition: GameDefinition) -> Callable[..., Task]:
     """The registered task function of one game (`stille_post/<name>`)."""
     from inspect_ai import task
+    from inspect_ai._util.registry import registry_name
 
     game = definition.name
 
@@ -70,7 +72,14 @@ def game_task(definition: GameDefinition) -> Callable[..., Task]:
 
     make.__name__ = make.__qualname__ = task_name(game)
     make.__doc__ = f"{definition.title}: {definition.description}"
-    return task(name=task_name(game))(make)
+    # Inspect prefixes a task's name with its package when it can tell the function
+    # comes from an installed package (inspect_ai._util.registry.registry_name); it
+    # cannot when a source checkout's egg-info is on sys.path before the install (tests
+    # run from the repository). Either way the task is `stille_post/<name>`.
+    name = task_name(game)
+    if registry_name(make, name) != f"{NAMESPACE}/{name}":
+        name = f"{NAMESPACE}/{name}"
+    return task(name=name)(make)
 
 
 def build_task(definition: GameDefinition, *, games: int, seed: int, seats: Any,
@@ -104,7 +113,8 @@ def check(definition: GameDefinition, *, seed: int, options: dict[str, Any],
     """Set up the first game without playing it, so that a bad option, seat or role is
     one line before any sample runs (a ValueError Inspect shows as the task's error)."""
     try:
-        seats = layout(definition, _PLACEHOLDER, options=options, **seating)
+        seats = layout(definition, _PLACEHOLDER, options=options, preset=preset,
+                       **seating)
         prepare(definition, seed=seed, rng=make_rng(seed), players=seats.players,
                 options=options, roles=seats.roles, preset=preset,
                 llm_factory=_stand_in)
@@ -170,7 +180,8 @@ def play(game: str, *, seating: dict[str, Any], options: dict[str, Any],
             definition = get_game(game)
             model = get_model()
             evaluated = f"inspect:{model}"
-            seats: Layout = layout(definition, evaluated, options=options, **seating)
+            seats: Layout = layout(definition, evaluated, options=options, preset=preset,
+                                  **seating)
             seed = int(state.metadata["seed"])
             active = sample_active()
             folder = Path(out) if out else results.folder_beside(
@@ -214,20 +225,22 @@ def play(game: str, *, seating: dict[str, Any], options: dict[str, Any],
 
 
 def seat_view(factory: SampleSeats, result: GameResult) -> list[ChatMessage]:
-    """The first evaluated seat's conversation as it last saw it, with its last reply."""
+    """The conversation of the first evaluated seat that was asked anything, as it last
+    saw it, with its last reply. The evaluated players were made in seat order (the kit
+    seats players 1..n in turn), so the k-th one plays the k-th evaluated seat."""
     from inspect_ai.model import ChatMessageUser
 
-    first = result.evaluated[0] if result.evaluated else None
-    if not factory.evaluated_players or first is None:
-        return [ChatMessageUser(content="The evaluated model had no seat in this game.")]
-    player, provider = factory.evaluated_players[0]
-    if player.last_request is None:
-        return [ChatMessageUser(content=f"The game ended before Player {first} was asked "
-                                        "anything.")]
-    messages = to_inspect_messages(player.last_request)
-    if provider.last_output is not None:
-        messages.append(provider.last_output.message)
-    return messages
+    for seat, (player, provider) in zip(result.evaluated, factory.evaluated_players,
+                                        strict=False):
+        if player.last_request is None:
+            continue
+        messages = to_inspect_messages(player.last_request)
+        if provider.last_output is not None:
+            messages.append(provider.last_output.message)
+        return messages
+    seats = ", ".join(f"Player {s}" for s in result.evaluated) or "no seat"
+    return [ChatMessageUser(content=f"The evaluated model ({seats}) was asked nothing "
+                                    "before the game ended.")]
 
 
 def game_score() -> Scorer:
