@@ -1,14 +1,14 @@
 """The module Inspect's entry point names (pyproject.toml):
 
     [project.entry-points.inspect_ai]
-    stille_post = "stille_post.inspect_tasks._registry"
+    <package> = "<package>.inspect_tasks._registry"      (see pyproject.toml)
 
 Inspect imports it when a name under `stille_post/` is looked up
 (`inspect_ai._util.entrypoints.ensure_entry_points`), and importing it registers one
 task per game of our registry: built-in games and plugin games alike
-(`stille_post/chameleon`, `stille_post/stille_post`, ...). Each task function is also a
-module attribute under its task name, so `from stille_post.inspect_tasks._registry
-import chameleon` works in Python.
+(`<package>/<game>`, `-` in a game's name written `_`). Each task function is also a
+module attribute under its task name, so `from <this module> import <task name>` works
+in Python.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 that `stille-post view`, `report` and `leaderboard` read Inspect runs as they read a
 tournament:
 
-    logs/2026-..._chameleon_<id>.eval          Inspect's log
-    logs/2026-..._chameleon_<id>.stille_post/  ours: tournament.json, index.sqlite,
-                                               games/<sample>-e<epoch>.jsonl
+    logs/2026-..._<task>_<id>.eval           Inspect's log
+    logs/2026-..._<task>_<id>.<package>/     ours: tournament.json, index.sqlite,
+                                             games/<sample>-e<epoch>.jsonl
 
 The folder is an imported collection (`source = "inspect"`, like the Elimination Game's
 imported logs): its games are the transcripts it holds, not a seed plan. A transcript is
@@ -23,11 +23,11 @@ from stille_post.tournament.config import CONFIG_FILE, TournamentConfig
 from stille_post.tournament.results import GAMES_DIR, ensure_index
 
 SOURCE = "inspect"
-SUFFIX = ".stille_post"
+SUFFIX = "." + __name__.partition(".")[0]  # the package's name
 
 
 def folder_beside(log_location: str | None, fallback: Path) -> Path:
-    """`<log without .eval/.json>.stille_post/` for a local log; `fallback` for a log
+    """`<log without .eval/.json>` + SUFFIX for a local log; `fallback` for a log
     that is not a local file (an S3 log dir) or when no log is being written."""
     if not log_location or "://" in log_location:
         return fallback

@@ -6,7 +6,7 @@ dry `prepare()` of the first game) and unit-tested without Inspect.
 
 - `self_play=true`: the evaluated model fills every seat;
 - `role=NAME`: every seat of that role (the kit's `--role NAME=SPEC`, resolved by the
-  game's own set-up: a dealt role such as the Chameleon's moves from game to game);
+  game's own set-up: a role dealt at random moves from game to game);
 - `seats=1` or `seats=1,3`: those seats (default: seat 1);
 - `opponents=SPEC`: every other seat plays SPEC (a bot name, `bot` for each role's
   default bot, or any seat spec: `inspect:PROVIDER/MODEL`, `openai:MODEL`, ...), or

@@ -1,6 +1,6 @@
 """One Inspect task per registered game, made from its `GameDefinition` alone.
 
-    inspect eval stille_post/chameleon --model openai/gpt-5-mini -T games=20 -T seed=1
+    inspect eval stille_post/<game> --model openai/gpt-5-mini -T games=20 -T seed=1
 
 Each sample is one game with its own seed (`seed`, `seed + 1`, ...), played by the same
 `play_game` as `stille-post play`. The evaluated model (Inspect's `--model`, bound with
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stille_post.core.errors import StillePostError
+from stille_post.core.errors import UsageError
 from stille_post.core.rng import make_rng
 from stille_post.games import get_game
 from stille_post.games.kit.definition import GameDefinition
@@ -43,16 +43,16 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Scorer
     from inspect_ai.solver import Solver
 
-NAMESPACE = "stille_post"  # the entry point's name: tasks are stille_post/<name>
-STORE_RESULT = "stille_post:result"
-STORE_RECORD = "stille_post:public_record"
+NAMESPACE = __name__.partition(".")[0]  # the entry point's name: tasks are NAMESPACE/<name>
+STORE_RESULT = f"{NAMESPACE}:result"
+STORE_RECORD = f"{NAMESPACE}:public_record"
 DEFAULT_OUT = Path("runs") / "inspect"  # when the log is not a local file
 # What the dry run seats in the evaluated seats before any model is known.
 _PLACEHOLDER = "inspect:evaluated/model"
 
 
 def task_name(game: str) -> str:
-    """`stille-post` -> `stille_post`: Inspect's task names are Python names."""
+    """`my-game` -> `my_game`: Inspect's task names are Python names."""
     return game.replace("-", "_")
 
 
@@ -118,7 +118,7 @@ def check(definition: GameDefinition, *, seed: int, options: dict[str, Any],
         prepare(definition, seed=seed, rng=make_rng(seed), players=seats.players,
                 options=options, roles=seats.roles, preset=preset,
                 llm_factory=_stand_in)
-    except StillePostError as exc:
+    except UsageError as exc:
         raise ValueError(f"stille_post/{task_name(definition.name)}: {exc}") from None
 
 
@@ -156,8 +156,8 @@ class SampleSeats:
             from stille_post.cli.llm_seats import make_llm_factory
 
             self._ours = make_llm_factory()
-        player: Player = self._ours(spec_text, prompts)
-        return player
+        ours: Player = self._ours(spec_text, prompts)
+        return ours
 
     def limit_error(self) -> BaseException | None:
         return next((p.limit_error for p in self.inspect_providers if p.limit_error), None)
@@ -211,7 +211,7 @@ def play(game: str, *, seating: dict[str, Any], options: dict[str, Any],
             state.store.set(STORE_RESULT, result.to_json())
             state.store.set(STORE_RECORD, record.lines)
             transcript().info(record.markdown() or "(no public events)",
-                              source="stille_post: public record")
+                              source=f"{NAMESPACE}: public record")
             state.messages = seat_view(factory, result)
             state.output = ModelOutput.from_content(str(model), explanation(result))
             limit = factory.limit_error()
@@ -230,8 +230,7 @@ def seat_view(factory: SampleSeats, result: GameResult) -> list[ChatMessage]:
     seats players 1..n in turn), so the k-th one plays the k-th evaluated seat."""
     from inspect_ai.model import ChatMessageUser
 
-    for seat, (player, provider) in zip(result.evaluated, factory.evaluated_players,
-                                        strict=False):
+    for player, provider in factory.evaluated_players[:len(result.evaluated)]:
         if player.last_request is None:
             continue
         messages = to_inspect_messages(player.last_request)
@@ -255,7 +254,7 @@ def game_score() -> Scorer:
                 return Score(value={k: float("nan") for k in SCORE_KEYS},
                              explanation="no game was played")
             result = GameResult.from_json(data)
-            return Score(value=sample_value(result),  # type: ignore[arg-type]
+            return Score(value=sample_value(result),
                          answer=state.output.completion.splitlines()[0]
                          if state.output.completion else None,
                          explanation=explanation(result),

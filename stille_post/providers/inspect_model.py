@@ -194,7 +194,7 @@ def to_generate_config(request: ChatRequest) -> GenerateConfig:
         else None
     return GenerateConfig(max_tokens=request.max_output_tokens,
                           temperature=request.temperature,
-                          reasoning_effort=effort,  # type: ignore[arg-type]
+                          reasoning_effort=effort,
                           extra_body=dict(request.extra) or None)
 
 
