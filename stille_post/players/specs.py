@@ -29,14 +29,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stille_post.core.errors import UnknownPlayerError
+from stille_post.providers.inspect_model import INSPECT_OFFLINE  # no network: no --online
 
 if TYPE_CHECKING:
     from stille_post.providers.models import ModelRegistry
 
 LLM_KINDS = ("openai", "anthropic", "google", "openai-compatible", "inspect")
-# Inspect's model providers that make no network call: seats on them play without
-# --online, as script seats do (providers/inspect_model.py).
-INSPECT_OFFLINE = ("mockllm",)
 # How a person's seat is marked in the transcript header and on a leaderboard.
 HUMAN_LABELS = {"terminal": "human", "web": "human:web"}
 AGENT_KINDS = ("agent", "python")

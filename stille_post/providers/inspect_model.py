@@ -26,7 +26,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from stille_post.core.errors import GameAborted, ProviderError, UsageError
-from stille_post.providers.base import ChatRequest, Completion, Tool, ToolCall, Usage
+from stille_post.providers.base import (
+    ChatRequest,
+    Completion,
+    ReplayMiss,
+    Tool,
+    ToolCall,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
@@ -35,6 +42,27 @@ if TYPE_CHECKING:
 INSTALL_HINT = ("inspect: seats need inspect_ai; install it with "
                 "`pip install 'stille_post[inspect]'`")
 _REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+# Inspect's model providers whose HTTP traffic our cassettes record and replay (checked
+# by tests/inspect_tasks/test_cassettes.py: the openai SDK, over the transport our VCR
+# configuration patches). Inspect's other clients are not checked: a recorded game may
+# miss their calls, and a replay may then stop at the first one (say so at start).
+INSPECT_CASSETTES = ("openai",)
+INSPECT_OFFLINE = ("mockllm",)  # no HTTP at all
+
+
+def cassette_note(model: str, mode: str) -> str | None:
+    """The line `--record`/`--replay` prints for an `inspect:` seat on `model`, or None
+    when its traffic is recorded like any seat's."""
+    provider = model.partition("/")[0]
+    if provider in INSPECT_CASSETTES:
+        return None
+    if provider in INSPECT_OFFLINE:
+        return f"inspect:{model} makes no HTTP calls: the cassette holds nothing of it"
+    return (f"inspect:{model}: --{mode} is checked for Inspect's "
+            f"{', '.join(INSPECT_CASSETTES)} models only; this seat's calls may not "
+            f"{'be recorded' if mode == 'record' else 'replay'}")
 
 
 def require_inspect() -> None:
@@ -61,15 +89,21 @@ class InspectProvider:
     resolved with `get_model()` on the first call, or a `Model` (the task's evaluated
     model). `model_args` go to `get_model()` (e.g. mockllm's `custom_outputs`).
 
-    The options every seat factory passes (`api_key` for a replay, `retry_policy`,
-    `alias`) are accepted and not used: Inspect reads its own keys from the
-    environment and retries by its own `GenerateConfig`."""
+    `replay`: the game replays a cassette (`--replay`): Inspect does not retry (a
+    request missing from the cassette ends the game at once, as for any seat), and
+    `api_key` (the factory's stand-in key) is given to the client, which would
+    otherwise refuse to start without a key in the environment. Live, Inspect reads its
+    own keys from the environment and retries by its own `GenerateConfig`; the other
+    options every seat factory passes (`retry_policy`, `alias`) are not used."""
 
     def __init__(self, model: str | Model, *, base_url: str | None = None,
-                 model_args: dict[str, Any] | None = None, **_seat_options: Any) -> None:
+                 model_args: dict[str, Any] | None = None, replay: bool = False,
+                 api_key: str | None = None, **_seat_options: Any) -> None:
         require_inspect()
         self._spec = model
         self._base_url = base_url
+        self._replay = replay
+        self._api_key = api_key if replay else None
         self._model_args = dict(model_args or {})
         self._model: Model | None = None if isinstance(model, str) else model
         self.model = model if isinstance(model, str) else str(model)
@@ -84,7 +118,8 @@ class InspectProvider:
             if str(self._spec).startswith("mockllm/") and "custom_outputs" not in args:
                 args["custom_outputs"] = mock_default_output
             try:
-                self._model = get_model(self._spec, base_url=self._base_url, **args)
+                self._model = get_model(self._spec, base_url=self._base_url,
+                                        api_key=self._api_key, **args)
             except Exception as exc:  # an unknown provider, a missing package or key
                 raise ProviderError(f"inspect:{self._spec}: {type(exc).__name__}: "
                                     f"{first_line(exc)}") from exc
@@ -99,12 +134,17 @@ class InspectProvider:
                 to_inspect_messages(request),
                 tools=[to_inspect_tool(t) for t in request.tools],
                 tool_choice=to_tool_choice(request.tool_choice, request.tools),
-                config=to_generate_config(request),
+                config=to_generate_config(request, retries=0 if self._replay else None),
             )
         except LimitExceededError as exc:
             self.limit_error = exc
             raise InspectLimitReached(exc) from exc
         except Exception as exc:  # after Inspect's own retries: the decision forfeits
+            from stille_post.providers.retry import classify
+
+            failure = classify(exc)
+            if failure.kind == "replay_miss":  # nothing real can happen in this game now
+                raise ReplayMiss(f"inspect:{self.model}: {failure.message}") from exc
             raise ProviderError(f"{type(exc).__name__}: {first_line(exc)}") from exc
         self.last_output = output
         return from_model_output(output, fallback_model=str(model))
@@ -187,7 +227,10 @@ def to_tool_choice(choice: str | None, tools: list[Tool]) -> ToolChoice | None:
     return ToolFunction(name=choice)
 
 
-def to_generate_config(request: ChatRequest) -> GenerateConfig:
+def to_generate_config(request: ChatRequest, *, retries: int | None = None
+                       ) -> GenerateConfig:
+    """The request's settings; `retries` caps Inspect's own retries (None: Inspect's
+    default, or the eval's `--max-retries`)."""
     from inspect_ai.model import GenerateConfig
 
     effort = request.reasoning_effort if request.reasoning_effort in _REASONING_EFFORTS \
@@ -195,7 +238,7 @@ def to_generate_config(request: ChatRequest) -> GenerateConfig:
     return GenerateConfig(max_tokens=request.max_output_tokens,
                           temperature=request.temperature,
                           reasoning_effort=effort,
-                          extra_body=dict(request.extra) or None)
+                          extra_body=dict(request.extra) or None, max_retries=retries)
 
 
 # --- Inspect's output -> our Completion ---------------------------------------------------
