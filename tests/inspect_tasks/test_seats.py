@@ -18,6 +18,8 @@ from stille_post.providers.inspect_model import INSTALL_HINT
 from stille_post.providers.pricing import cost_usd, seat_cost_usd
 from tests.clirun import run_cli
 
+pytestmark = pytest.mark.heavy  # each command line imports Inspect in its own process
+
 
 def test_the_spec() -> None:
     spec = parse_seat_spec("inspect:bedrock/anthropic.claude-3-haiku", ())

@@ -29,6 +29,9 @@ GAMES = {
     "stille-post": {"max_rounds": 2},
 }
 
+# the first Inspect eval in a process imports its model clients: seconds
+pytestmark = pytest.mark.heavy
+
 
 def same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
