@@ -21,6 +21,7 @@ provider default (the caps below) < seat (the alias) < game phase (the Decision'
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -90,6 +91,8 @@ class SeatFactory:
         self.keep_providers = keep_providers
         self.providers: list[Any] = []
         self.pool = ProviderPool()
+        self.cassette: str | None = None  # "record" | "replay" inside a cassette block
+        self._noted: set[str] = set()
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
         from stille_post.players.llm import LLMPlayer
@@ -110,6 +113,9 @@ class SeatFactory:
         if alias is not None:
             options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
         kind = spec.provider
+        if kind == "inspect":
+            options["replay"] = self.replay
+            self._announce_inspect(api_model)
         if self.keep_providers:
             provider = create_provider(kind, api_model, **options)
             self.providers.append(provider)
@@ -121,6 +127,17 @@ class SeatFactory:
                            generation=seat_generation(kind, alias))
         self.pool.take_back_when_freed(player, key, provider)
         return player
+
+    def _announce_inspect(self, model: str) -> None:
+        """One line at the start, per Inspect provider whose traffic a cassette does not
+        hold (providers/inspect_model.py, INSPECT_CASSETTES)."""
+        from stille_post.providers.inspect_model import cassette_note
+
+        if self.cassette is None or model in self._noted:
+            return
+        self._noted.add(model)
+        if (note := cassette_note(model, self.cassette)) is not None:
+            print(f"warning: {note}", file=sys.stderr)
 
     def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
         """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias
@@ -230,6 +247,9 @@ def llm_session(
                                              rewrite_hosts=rewrite_hosts))
             elif replay is not None:
                 stack.enter_context(cassette(replay, mode="replay"))
-            yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
-                                   extra_options=extra_options, models=registry,
-                                   keep_providers=keep_providers)
+            factory = make_llm_factory(replay=replay is not None, base_urls=base_urls,
+                                       extra_options=extra_options, models=registry,
+                                       keep_providers=keep_providers)
+            if record is not None or replay is not None:
+                factory.cassette = "record" if record is not None else "replay"
+            yield factory
