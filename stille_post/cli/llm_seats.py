@@ -21,6 +21,7 @@ provider default (the caps below) < seat (the alias) < game phase (the Decision'
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -92,6 +93,8 @@ class SeatFactory:
         self.keep_providers = keep_providers
         self.providers: list[Any] = []
         self.pool = ProviderPool()
+        self.cassette: str | None = None  # "record" | "replay" inside a cassette block
+        self._noted: set[str] = set()
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
         from stille_post.players.llm import LLMPlayer
@@ -111,6 +114,9 @@ class SeatFactory:
         if alias is not None:
             options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
         kind = spec.provider
+        if kind == "inspect":
+            options["replay"] = self.replay
+            self._announce_inspect(api_model)
         generation = seat_generation(kind, alias, spec.structured)
 
         def make() -> Any:
@@ -137,7 +143,7 @@ class SeatFactory:
         if len(urls) <= 1:
             single = {**options, "base_url": urls[0]} if urls else dict(options)
             provider = create_provider(kind, api_model, **single)
-            if self.replay:
+            if self.replay or kind == "inspect":  # Inspect calls its models itself
                 return provider
             url = getattr(provider, "base_url", None) or (urls[0] if urls else kind)
             return Watched(kind, (url,), (provider,), label=label)
@@ -146,6 +152,17 @@ class SeatFactory:
                                                      "retry_policy": one_attempt(policy)})
                  for u in urls]
         return Watched(kind, urls, inner, label=label, policy=policy)
+
+    def _announce_inspect(self, model: str) -> None:
+        """One line at the start, per Inspect provider whose traffic a cassette does not
+        hold (providers/inspect_model.py, INSPECT_CASSETTES)."""
+        from stille_post.providers.inspect_model import cassette_note
+
+        if self.cassette is None or model in self._noted:
+            return
+        self._noted.add(model)
+        if (note := cassette_note(model, self.cassette)) is not None:
+            print(f"warning: {note}", file=sys.stderr)
 
     def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
         return alias_of(self.models, provider, model, alias)
@@ -359,7 +376,10 @@ def llm_session(
                                              rewrite_hosts=rewrite_hosts))
             elif replay is not None:
                 stack.enter_context(cassette(replay, mode="replay"))
-            yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
-                                   extra_options=extra_options, models=registry,
-                                   keep_providers=keep_providers,
-                                   recording=record is not None)
+            factory = make_llm_factory(replay=replay is not None, base_urls=base_urls,
+                                       extra_options=extra_options, models=registry,
+                                       keep_providers=keep_providers,
+                                       recording=record is not None)
+            if record is not None or replay is not None:
+                factory.cassette = "record" if record is not None else "replay"
+            yield factory
