@@ -306,7 +306,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
         if self.text_form == self.TEXT_FORMS[0] and await self._says_llama_cpp():
             self.text_form, self._form_known = "grammar", True
             return await super().complete(request)
-        while True:
+        for _ in self.TEXT_FORMS:  # each form at most once
             try:
                 completion = await self._complete(self.body(request), one_attempt(self.policy))
             except ProviderError as exc:
@@ -324,6 +324,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
                 continue
             self._form_known = True
             return structured.unwrap_completion(completion)
+        return await super().complete(request)
 
     async def _says_llama_cpp(self) -> bool:
         from stille_post.core.errors import ProviderError
