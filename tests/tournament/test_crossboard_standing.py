@@ -86,3 +86,21 @@ def test_percentiles_need_two_rated_models() -> None:
     scores = _overall([{"A": 3.0, "B": 1.0}, {"C": 9.0}])
     assert scores == {"A": 0.0, "B": 1.0}  # C stood alone: no standing, no score
     assert _ranks(scores) == {"A": 1, "B": 2}
+
+
+def test_in_a_folder_with_others_the_self_play_only_model_is_unrated() -> None:
+    """A pool run that once seated X in every seat, and Y against Z otherwise: X has a
+    leaderboard row (at the prior) but no standing."""
+    from stille_post.tournament.crossboard import GameBoard, build, rated_rows
+
+    def row(player: str, mu: float, vs: int) -> dict[str, Any]:
+        return {"player": player, "mu": mu, "sigma": 1.0, "games": 3, "games_vs_others": vs,
+                "win_rate": 0.5, "win_rate_ci": [0.1, 0.9]}
+
+    report = {"leaderboard": [row("X", 9.0, 0), row("Y", 6.0, 3), row("Z", 4.0, 3)],
+              "games": {"rated": 4}}
+    b = GameBoard("g", "g", Path("f"), report)
+    assert [r["player"] for r in rated_rows(b)] == ["Y", "Z"]
+    data = build([b], resamples=20)
+    ranks = {r["model"]: r["rank"] for r in data["rows"]}
+    assert ranks == {"Y": 1, "Z": 2, "X": None}
