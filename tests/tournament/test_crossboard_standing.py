@@ -46,7 +46,7 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
 
 def test_a_model_that_only_met_itself_gets_no_rank_from_that_game(
         board: tuple[Path, dict[str, Any], str]) -> None:
-    out, data, _ = board
+    _, data, _ = board
     rows = {r["model"]: r for r in data["rows"]}
     random = rows["bot:random"]
     cell = random["games"]["elimination"]
