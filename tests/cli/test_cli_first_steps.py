@@ -52,7 +52,8 @@ def test_every_missing_key_in_one_line(tmp_path: Path) -> None:
         ["tournament", "stille-post", "--online", "--games", "2", "--out", "t",
          "--pool", THREE, "--seats", "4"],
         ["play", "chameleon", "--online", "--seed", "1", "--players",
-         "python:examples.agents.rule_based:Agent+openai:gpt-4.1,bot,bot,bot"],
+         "python:examples.agents.rule_based:Agent+openai:gpt-4.1,"
+         "anthropic:claude-haiku-4-5-20241022,bot,bot"],
         ["play", "--replay", "nowhere.yaml", "--seed", "1", "--players", THREE]],
         cwd=tmp_path, env=env)
     for done in (play, tour):
@@ -64,7 +65,7 @@ def test_every_missing_key_in_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "t").exists()  # refused before anything started
     # an agent's model needs its key too, named before the game starts
     assert agent.returncode == 2 and agent.stderr.startswith(
-        "error: OPENAI_API_KEY is not set: export it to play openai seats"), agent.stderr
+        "error: ANTHROPIC_API_KEY and OPENAI_API_KEY are not set"), agent.stderr
     # replay needs no key: the cassette's problem is the one reported
     assert replay.returncode == 2 and "API_KEY" not in replay.stderr, replay.stderr
 
