@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Any
 
 # Bidirectional formatting characters (the embeddings, overrides and isolates, the marks
-# and the Arabic letter mark), the C0 controls but tab and newline, DEL, the C1 block and
-# the line and paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+# and the Arabic letter mark), the C0 controls but tab and newline, DEL and the C1 block.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
                      "\u202a-\u202e\u2066-\u2069]")
 # What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
