@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -251,10 +252,16 @@ def test_while_another_seat_thinks_the_terminal_says_whom_it_waits_for(tmp_path:
     """A seat that takes 1.5 s per answer (a slow model): the screen says so instead of
     staying blank; bots, which answer at once, are never announced."""
     answers = iter(["apple", "2"])
+
+    def person(text: str, session: Session) -> str | None:
+        if text.endswith("player number> "):
+            time.sleep(1.3)  # thinks as long as the slow seat: no notice over the question
+        return next(answers, "1")
+
     out = tmp_path / "game.jsonl"
     session = run(["play", "chameleon", "--players",
                    "human,python:tests.seats.bad_agents:Slow,bot,bot", "--seed", "3",
-                   "--out", str(out)], lambda text, s: next(answers, "1"))
+                   "--out", str(out)], person)
     assert session.status == 0, session.output[-2000:]
     assert "(waiting for Player 2…)" in session.output
     assert "waiting for Player 3" not in session.output
@@ -263,3 +270,27 @@ def test_while_another_seat_thinks_the_terminal_says_whom_it_waits_for(tmp_path:
     for line in session.output.splitlines():
         if "waiting for" in line:
             assert line.strip() == "(waiting for Player 2…)", line
+
+
+def test_only_seats_that_take_time_are_watched() -> None:
+    """Bots answer at once: the host leaves them as they are (a bot tournament's fast
+    path, `is_instant`, stays); a model or agent seat is wrapped, and still itself."""
+    from stille_post.players.base import is_instant
+    from stille_post.players.humans import HumanHost, TerminalSeat
+
+    class Bot:
+        name = "bot:x"
+        instant = True
+
+    class Model:
+        name = "openai:m"
+        provider = "the provider"
+
+    host = HumanHost(terminal=TerminalSeat())
+    host.terminal.seats = [1]  # type: ignore[union-attr]
+    bot, model, me = Bot(), Model(), Model()
+    seated = host.watched({1: me, 2: bot, 3: model})  # type: ignore[dict-item]
+    assert seated[1] is me and seated[2] is bot and is_instant(seated[2])
+    assert seated[3] is not model and seated[3].name == "openai:m"
+    assert seated[3].provider == "the provider"  # type: ignore[attr-defined]
+    assert HumanHost().watched({3: model}) == {3: model}  # type: ignore[dict-item]
