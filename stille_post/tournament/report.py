@@ -362,8 +362,8 @@ def write_csv(report: dict[str, Any], folder: Path) -> list[Path]:
         for p, a in adherence.items():
             row: list[Any] = [p, a.get("decisions")]
             for k in kinds:
-                c = a.get(k) if isinstance(a.get(k), dict) else {}
-                ci = c.get("ci") if isinstance(c.get("ci"), list) else [None, None]
+                c: dict[str, Any] = a[k] if isinstance(a.get(k), dict) else {}
+                ci: list[Any] = c["ci"] if isinstance(c.get("ci"), list) else [None, None]
                 row += [c.get("count"), c.get("rate"), *ci[:2]]
             body.append(row)
         written.append(write_rows(folder / "adherence.csv", header, body))
