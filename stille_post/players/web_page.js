@@ -9,12 +9,22 @@
   let shownFeed = 0;
   let formKey = null;
   let form = null;
+  let mySeat = null; // this page's seat: marked "(you)" wherever a player is chosen
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
     if (text !== undefined) e.textContent = text;
     if (cls) e.className = cls;
     return e;
+  }
+
+  // A player to choose, as an <option>; this page's own seat says so, so that a vote for
+  // yourself is never a slip.
+  function seatOption(s) {
+    const o = el("option", "Player " + s + (s === mySeat ? " (you)" : ""));
+    o.value = String(s);
+    if (s === mySeat) o.className = "you";
+    return o;
   }
 
   function words(text) {
@@ -43,11 +53,7 @@
       if (arg.kind === "seat") {
         input = el("select");
         input.appendChild(el("option", "choose a player", ""));
-        for (const s of form.seats) {
-          const o = el("option", "Player " + s);
-          o.value = String(s);
-          input.appendChild(o);
-        }
+        for (const s of form.seats) input.appendChild(seatOption(s));
       } else {
         input = el("input");
         input.type = "text";
@@ -75,11 +81,7 @@
     $("message").hidden = f.seat_answer;
     $("message").value = "";
     seatChoice.replaceChildren(el("option", "choose a player", ""));
-    for (const s of f.seats) {
-      const o = el("option", "Player " + s);
-      o.value = String(s);
-      seatChoice.appendChild(o);
-    }
+    for (const s of f.seats) seatChoice.appendChild(seatOption(s));
     $("message-label").textContent = f.seat_answer ? "Choose a player" :
       "Your answer" + (f.word_limit ? " (at most " + f.word_limit + " words)" : "") +
       (f.message === "optional" ? " (optional)" : "");
@@ -128,8 +130,10 @@
       $("status").textContent = "the game has ended (the server is gone)";
       $("status").dataset.over = "1";
       hideForm();
+      $("waiting").textContent = "The game has ended.";
       return;
     }
+    mySeat = state.seat;
     $("title").textContent = "Player " + state.seat;
     $("rules").textContent = state.rules;
     const feed = $("feed");
@@ -146,6 +150,9 @@
     }
     $("status").textContent = state.over ? "game over" : (state.form ? "your turn" : "waiting");
     $("status").dataset.over = state.over ? "1" : "";
+    $("waiting").textContent = state.over
+      ? "The game is over: how it ended is at the end of the table."
+      : "Waiting for the other players…";
     if (!state.over || state.form) pollIn(!state.form && Date.now() < eagerUntil ? 100 : 500);
   }
 
