@@ -11,9 +11,23 @@
   let form = null;
   let mySeat = null; // this page's seat: marked "(you)" wherever a player is chosen
 
+  // Direction overrides and control characters (but tab and newline) shown as their
+  // escapes, as core/exports.py does for our files: a player's text cannot turn the
+  // page's text around.
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function inert(text) {
+    return String(text).replace(UNSAFE, (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? "\\x" + code.toString(16).padStart(2, "0")
+        : "\\u" + code.toString(16).padStart(4, "0");
+    });
+  }
+
+  window.StillePostSeat = { inert }; // for the tests
+
   function el(tag, text, cls) {
     const e = document.createElement(tag);
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = inert(text);
     if (cls) e.className = cls;
     return e;
   }
@@ -70,9 +84,9 @@
     form = f;
     $("waiting").hidden = true;
     $("form").hidden = false;
-    $("instruction").textContent = f.instruction;
+    $("instruction").textContent = inert(f.instruction);
     $("repair").hidden = !f.repair;
-    $("repair").textContent = f.repair ? "The game asks again: " + f.repair : "";
+    $("repair").textContent = f.repair ? inert("The game asks again: " + f.repair) : "";
     $("error").textContent = "";
     const box = $("message-box");
     box.hidden = f.message === "none";
@@ -135,7 +149,7 @@
     }
     mySeat = state.seat;
     $("title").textContent = "Player " + state.seat;
-    $("rules").textContent = state.rules;
+    $("rules").textContent = inert(state.rules);
     const feed = $("feed");
     for (const line of state.feed.slice(shownFeed)) {
       const cls = line.startsWith("[you]") ? "you" : (line.includes("→ you") || line.includes("(private)") ? "private" : "");

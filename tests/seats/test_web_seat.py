@@ -107,6 +107,10 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
         waiting = browser.find_element(By.ID, "waiting").text
         assert waiting.startswith(("The game is over", "The game has ended")), waiting
         assert voted_with_marks
+        # Text from the game goes in inert: a direction override is shown as its escape.
+        assert browser.execute_script(
+            "return window.StillePostSeat.inert('bot:\\u202elivE\\u0007 ok\\n')") \
+            == "bot:\\u202elivE\\x07 ok\n"
         feed = browser.find_element(By.ID, "feed").text
         assert "[you]: apple" in feed
         assert re.search(r"\[Player [234]\]: \S+", feed), "the others' words were shown"
