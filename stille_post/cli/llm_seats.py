@@ -26,7 +26,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from stille_post.core.errors import MissingKeyError, StillePostError, UsageError
+from stille_post.core.errors import MissingKeyError, UsageError
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.generation import GenerationConfig, effective
 from stille_post.players.specs import LLM_KINDS
@@ -72,7 +72,7 @@ def missing_keys(seats: Iterable[str], models: ModelRegistry) -> dict[str, tuple
                 continue  # a bot, or replies read from a file
             try:
                 spec = parse_seat_spec(text, (), models=models)
-            except StillePostError:
+            except UsageError:
                 continue
             if spec.agent_model:
                 specs.append(spec.agent_model)

@@ -32,10 +32,21 @@ class Column:
     drop: int = 0  # 0: always shown; higher numbers are dropped first when space is short
 
 
-def _width(header: str, cells: Sequence[str]) -> int:
-    # A header may wrap at its spaces (`_header`); a cell never does.
-    head = max((cell_len(w) for w in header.split()), default=0)
+def _width(header: str, cells: Sequence[str], *, wrap: bool) -> int:
+    # With `wrap`, a header may break at its spaces (`_header`); a cell never does.
+    head = max((cell_len(w) for w in header.split()), default=0) if wrap \
+        else cell_len(header)
     return max([head, *(cell_len(line) for c in cells for line in c.splitlines() or [""])])
+
+
+def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+            ) -> list[int]:
+    """Each column's width: headers on one line when the whole table fits so, else
+    headers broken at their spaces."""
+    full = [_width(c.header, [r[i] for r in rows], wrap=False) for i, c in enumerate(columns)]
+    if _table_width(full) <= width:
+        return full
+    return [_width(c.header, [r[i] for r in rows], wrap=True) for i, c in enumerate(columns)]
 
 
 def _header(header: str, width: int) -> Text:
@@ -51,7 +62,7 @@ def _table_width(widths: Sequence[int]) -> int:
 def fit(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]
         ) -> tuple[list[int], list[str]]:
     """The indexes of the columns to show at `width`, and the headers of those dropped."""
-    widths = [_width(c.header, [r[i] for r in rows]) for i, c in enumerate(columns)]
+    widths = _widths(columns, rows, width)
     shown = list(range(len(columns)))
     dropped: list[str] = []
     for i in sorted((i for i, c in enumerate(columns) if c.drop),
@@ -68,7 +79,9 @@ def print_table(console: Console, title: str, columns: Sequence[Column],
     """Print rows under `columns`, fitted to the console: optional columns dropped first,
     then the rest split over several tables that each repeat the first `keys` columns."""
     shown, dropped = fit(console.width, columns, rows)
-    widths = {i: _width(columns[i].header, [r[i] for r in rows]) for i in shown}
+    widths = dict(zip(shown, _widths([columns[i] for i in shown],
+                                     [[r[i] for i in shown] for r in rows], console.width),
+                      strict=True))
     key_cols = [i for i in shown if i < keys]
     rest = [i for i in shown if i >= keys]
     groups: list[list[int]] = []

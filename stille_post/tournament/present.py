@@ -1,6 +1,6 @@
 """Report values for people: headings in words and cells without Python reprs.
 
-A game's metrics are keyed by machine names (`non_chameleon_win_rate_ci95`) and may hold
+A game's metrics are keyed by machine names (`non_setter_win_rate_ci95`) and may hold
 intervals (`[0.0, 0.16]`) or counts by kind (`{"IdentifiedWin": 0, ...}`). The JSON and
 the CSV keep them as they are; the HTML page and the terminal show them through these
 two functions. Nothing here knows a game: the rules are about the shape of a name or a
@@ -20,7 +20,7 @@ _MACHINE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
 
 
 def heading(name: Any) -> str:
-    """`non_chameleon_win_rate_ci95` -> `non-chameleon win rate (95% CI)`, `final2` ->
+    """`non_setter_win_rate_ci95` -> `non-setter win rate (95% CI)`, `final2` ->
     `final 2`. A name that is already words (it has a space or punctuation) is kept."""
     text = str(name)
     if not _MACHINE_NAME.fullmatch(text) or text.isupper():

@@ -90,17 +90,17 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
     board = ratings.leaderboard(table, passes=passes, seed=seed, workers=workers,
                                 on_pass=bar.advance, clean_only=clean_only)
     points_sum: defaultdict[str, float] = defaultdict(float)
-    # Games in which a player met at least one other player: its standing comes from
-    # those alone (a game whose seats are all one player says nothing about it).
+    # Seat-games (as `games` counts them) in which a player met at least one other
+    # player: its standing comes from those alone (a game whose seats are all one player
+    # says nothing about it).
     vs_others: Counter[str] = Counter()
     rated = 0
     for g in table.games(clean_only=clean_only):  # the sum, as the anchor's table gives it
         rated += 1
         for label, rank in g.seats:
             points_sum[label] += partial_points(rank, g.n)
-        present = {label for label, _ in g.seats}
-        if len(present) > 1:
-            vs_others.update(present)
+        if len({label for label, _ in g.seats}) > 1:
+            vs_others.update(label for label, _ in g.seats)
     for row in board:
         row["tokens"] = tokens[row["player"]]
         row["dollars"] = spend[row["player"]]
@@ -336,13 +336,13 @@ def write_csv(report: dict[str, Any], folder: Path) -> list[Path]:
 
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    cols = ["player", "games", "games_vs_others", "mu", "sigma", "mu_spread", "wins",
-            "win_rate", "ci_low", "ci_high", "partial_points", "mean_rank", "tokens",
-            "dollars"]
-    rows = [[r["player"], r["games"], r.get("games_vs_others"), r["mu"], r["sigma"],
-             r["mu_spread"], r["wins"], r["win_rate"], r["win_rate_ci"][0],
-             r["win_rate_ci"][1], r["partial_points"], r["mean_rank"], r["tokens"],
-             r["dollars"]] for r in report["leaderboard"]]
+    cols = ["player", "games", "mu", "sigma", "mu_spread", "wins", "win_rate", "ci_low",
+            "ci_high", "partial_points", "mean_rank", "tokens", "dollars",
+            "games_vs_others"]
+    rows = [[r["player"], r["games"], r["mu"], r["sigma"], r["mu_spread"], r["wins"],
+             r["win_rate"], r["win_rate_ci"][0], r["win_rate_ci"][1], r["partial_points"],
+             r["mean_rank"], r["tokens"], r["dollars"], r.get("games_vs_others")]
+            for r in report["leaderboard"]]
     written.append(write_rows(folder / "leaderboard.csv", cols, rows))
     per_player = report["metrics"]["per_player"]
     # Adherence is a nested record of its own: adherence.csv, one column per figure.
