@@ -46,7 +46,9 @@ def register(app: typer.Typer) -> None:
         """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
         from stille_post.tournament.report import (
             build_report,
+            games_page_path,
             load_labels,
+            replay_dir,
             write_csv,
             write_html,
         )
@@ -86,6 +88,9 @@ def register(app: typer.Typer) -> None:
                 err.print(f"wrote {path}")
         if html is not None:
             err.print(f"wrote {write_html(data, html)}")
+            if games_page_path(html).is_file():
+                err.print(f"wrote {games_page_path(html)} (every game, its replay in "
+                          f"{replay_dir(html)})")
         if as_json:
             typer.echo(json.dumps(data))
         else:
