@@ -485,5 +485,5 @@ def _write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-__all__ = ["DEFAULT_REPLAYS", "Results", "build_report", "game_rows", "games_page_path", "leaderboard_of",
-           "replay_dir", "write_csv", "write_html", "write_json"]
+__all__ = ["DEFAULT_REPLAYS", "Results", "build_report", "game_rows", "games_page_path",
+           "leaderboard_of", "replay_dir", "write_csv", "write_html", "write_json"]
