@@ -27,7 +27,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from stille_post.core.errors import UsageError
+from stille_post.core.errors import MissingKeyError, UsageError
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.generation import GenerationConfig, effective
 from stille_post.players.specs import LLM_KINDS, SeatSpec
@@ -53,7 +53,52 @@ _KEY_ENV = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
 }
+# The kinds that cannot be called without a key (an OpenAI-compatible server may need none).
+_REQUIRED_KEYS = {k: v for k, v in _KEY_ENV.items() if k != "openai-compatible"}
 REPLAY_DUMMY_KEY = "replay-dummy-key"
+
+
+def missing_keys(seats: Iterable[str], models: ModelRegistry) -> dict[str, tuple[str, ...]]:
+    """provider kind -> its key variables, for each kind the seats call live whose key is
+    not set (an agent's `+MODEL` included). A spec that does not parse is left to the
+    game, which names the problem in its own line."""
+    from stille_post.players.specs import parse_seat_spec
+
+    kinds: set[str] = set()
+    for raw in seats:
+        specs = [raw.strip()]
+        while specs:
+            text = specs.pop()
+            if ":" not in text or text.startswith(("bot:", "script:")):
+                continue  # a bot, or replies read from a file
+            try:
+                spec = parse_seat_spec(text, (), models=models)
+            except UsageError:
+                continue
+            if spec.agent_model:
+                specs.append(spec.agent_model)
+            if spec.provider is not None:
+                kinds.add(spec.provider)
+    return {k: _REQUIRED_KEYS[k] for k in sorted(kinds) if k in _REQUIRED_KEYS
+            and not any(os.environ.get(name) for name in _REQUIRED_KEYS[k])}
+
+
+def check_keys(seats: Iterable[str], models: ModelRegistry) -> None:
+    """Every missing key of a live run, in one line, before any game starts (a key
+    found missing at the first seat would be one error per try)."""
+    missing = missing_keys(seats, models)
+    if not missing:
+        return
+    names = [" or ".join(v) for v in missing.values()]
+    if len(names) == 1:
+        raise MissingKeyError(f"{names[0]} is not set: export it to play "
+                              f"{next(iter(missing))} seats (or use --replay CASSETTE to "
+                              "replay a recording)")
+    names = [v[0] + "".join(f" (or {alt})" for alt in v[1:]) for v in missing.values()]
+    listed = ", ".join(names[:-1]) + " and " + names[-1]
+    kinds = ", ".join(list(missing)[:-1]) + " and " + list(missing)[-1]
+    raise MissingKeyError(f"{listed} are not set: export them to play the {kinds} seats "
+                          "(or use --replay CASSETTE to replay a recording)")
 
 
 def seat_provider_options(kind: str, *, replay: bool) -> dict[str, Any]:
@@ -270,22 +315,12 @@ def preflight(texts: Iterable[str], registry: ModelRegistry,
     seats = seat_endpoints(texts, registry, base_urls)
     if not seats:
         return
-    for kind in dict.fromkeys(s.kind for s in seats):
-        _key_is_set(kind)  # a missing key is the first thing to say, and needs no network
     stop, warnings, probes = check(seats)
     if stop is not None:
         raise UsageError(stop)
     for line in warnings:
         _warn(line)
     found_dead(url for (_, url), p in probes.items() if not p.alive)
-
-
-def _key_is_set(kind: str) -> None:
-    if kind == "openai-compatible":
-        return  # local servers need none
-    from stille_post.providers._common import resolve_key
-
-    resolve_key(None, _KEY_ENV.get(kind, ()), kind)  # MissingKeyError names the variable
 
 
 def _warn(line: str) -> None:
@@ -320,6 +355,7 @@ def llm_session(
     structured: str | None = None,
     preflight_seats: Iterable[str] | None = None,
     strict: bool = False,
+    seats: Iterable[str] = (),
 ) -> Iterator[SeatFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
     tournament's, for many games, with `keep_providers=False` (see `SeatFactory`).
@@ -339,7 +375,10 @@ def llm_session(
     `structured`: the run's `--structured` (None: each alias's own setting).
     `preflight_seats`: live play probes the endpoints of these seat specs first
     (providers/preflight.py; None: no probe, `--no-preflight`). During the block a
-    server that stops answering is one warning line; `strict` aborts its game instead."""
+    server that stops answering is one warning line; `strict` aborts its game instead.
+
+    `seats`: the seat specs of the run; with --online every key they need and lack is
+    named in one line before anything starts."""
     if record is not None and replay is not None:
         raise UsageError("--record and --replay cannot be combined")
     if record is not None and not online:
@@ -353,6 +392,8 @@ def llm_session(
     registry = models if isinstance(models, ModelRegistry) else load_models(models)
     if structured is not None:
         registry = registry.with_structured(structured)
+    if online:
+        check_keys(seats, registry)
     caps = dict(max_in_flight or {})
     kinds = {k: v for k, v in caps.items() if k in LLM_KINDS}
     aliases = {**registry.in_flight_caps(),

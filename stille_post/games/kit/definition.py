@@ -210,8 +210,11 @@ class SetupContext:
         return {i: self.player(i, s, setup) for i, s in enumerate(specs, start=1)}
 
     def table(self, players: Mapping[int, Player]) -> Table:
-        """The table these players sit at, for the game's engine (`GameDefinition.table`)."""
-        return self.definition.table(self.config, players, self.rng)
+        """The table these players sit at, for the game's engine (`GameDefinition.table`).
+        With a person at this terminal, the seats that take time say when they think."""
+        from stille_post.players.humans import announce_turns
+
+        return self.definition.table(self.config, announce_turns(players), self.rng)
 
 
 def resolve(ref: str) -> Any:
