@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from stille_post.providers import ChatRequest, Message, Tool, create_provider
@@ -207,7 +207,8 @@ def test_openai_strict_keeps_only_what_strict_mode_takes() -> None:
 
 def test_grammars_for_an_enum_and_a_one_word_pattern() -> None:
     assert gbnf({"type": "string", "enum": ["1", 'a"b']}) == 'root ::= "1" | "a\\"b"'
-    assert gbnf(WORD) == ("root ::= [A-Za-z0-9]+ ([\'-] [A-Za-z0-9]+)*")
+    unbounded = {k: v for k, v in WORD.items() if k != "maxLength"}
+    assert gbnf(unbounded) == ("root ::= [A-Za-z0-9]+ ([\'-] [A-Za-z0-9]+)*")
     assert gbnf({"type": "string", "pattern": "^[bB][A-Za-z]*$"}) == \
         "root ::= [bB] [A-Za-z]*"
     assert gbnf({"type": "string", "pattern": "^(?=x)"}) is None  # beyond the subset
@@ -229,12 +230,54 @@ def test_admits_judges_the_keywords_the_games_use() -> None:
     assert not admits(WORD, "x" * 41)
 
 
+def _gbnf_matches(grammar: str, text: str) -> bool:
+    """A GBNF grammar of alternatives of sequences of `[class]`, `"literal"` and rule
+    names (what `gbnf` writes for a bounded word) run on `text`, by brute force."""
+    import re
+
+    rules = {name: [alt.split() for alt in body.split(" | ")]
+             for name, body in (line.split(" ::= ") for line in grammar.splitlines())}
+
+    def ends(items: list[str], start: int) -> set[int]:
+        at = {start}
+        for item in items:
+            nxt: set[int] = set()
+            for i in at:
+                if item == '""':
+                    nxt.add(i)
+                elif item.startswith("["):
+                    if i < len(text) and re.fullmatch(item, text[i]):
+                        nxt.add(i + 1)
+                else:
+                    nxt |= {e for alt in rules[item] for e in ends(alt, i)}
+            at = nxt
+        return at
+
+    return len(text) in {e for alt in rules["root"] for e in ends(alt, 0)}
+
+
+@given(st.text(alphabet="ab1'-", min_size=0, max_size=9), st.integers(1, 7))
+@example("a-bc", 3).via("a separator near the end")
+@example("a-b", 3).via("exactly the limit")
+@example("ab-cde", 5).via("one over")
+@example("a--b", 7).via("two separators")
+@example("-ab", 7).via("a leading separator")
+def test_a_bounded_word_grammar_is_the_pattern_cut_at_its_length(word: str,
+                                                                 limit: int) -> None:
+    import re
+
+    grammar = gbnf({**WORD, "maxLength": limit})
+    assert grammar is not None and grammar.count("\n") == limit  # one rule per length
+    expected = re.fullmatch(WORD["pattern"], word) is not None and len(word) <= limit
+    assert _gbnf_matches(grammar, word) == expected
+
+
 @given(st.text(alphabet="ab1'-", min_size=1, max_size=12))
 def test_the_word_grammar_and_the_pattern_agree(word: str) -> None:
     import re
 
     # The same language, read two ways: a GBNF-free check of the conversion.
-    expr = gbnf(WORD)
+    expr = gbnf({k: v for k, v in WORD.items() if k != "maxLength"})
     assert expr is not None
     as_regex = "^" + expr.removeprefix("root ::= ").replace(" ", "").replace("'", "'") + "$"
     assert (re.fullmatch(WORD["pattern"], word) is not None) == (
