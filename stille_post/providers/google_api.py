@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import re
 from collections.abc import Awaitable
@@ -267,8 +266,10 @@ class GoogleProvider:
         http = getattr(self, "_http", None)
         if http is None or http.is_closed:
             return
-        with contextlib.suppress(RuntimeError):  # raised before aclose() is called
+        try:
             asyncio.get_running_loop().create_task(http.aclose())
+        except Exception:  # (contextlib may be gone at interpreter exit: no suppress)
+            return  # no running loop (RuntimeError), or the interpreter is shutting down
 
     async def complete(self, request: ChatRequest) -> Completion:
         contents = to_google_contents(request)
