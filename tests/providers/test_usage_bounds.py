@@ -172,3 +172,32 @@ def test_the_gemini_transport_leaves_an_ordinary_answer_alone() -> None:
     assert without_unreadable_usage(body) is None
     fixed = without_unreadable_usage(_body("google", "NaN"))
     assert fixed is not None and "promptTokenCount" not in json.loads(fixed)["usageMetadata"]
+
+
+def test_a_seat_of_unreadable_replies_forfeits_as_unreadable_not_unreachable() -> None:
+    """What the engine and the warning say of a seat whose server only sends replies too
+    deep to read: an invalid (unreadable) reply after the re-ask, and unreadable replies
+    in the warning; never "the model could not be reached"."""
+    from stille_post.cli.warnings import llm_seat_warnings
+    from stille_post.core.errors import ParseError
+    from stille_post.games.kit.asking import Pending, ask
+
+    served = Served([(200, DEEP)])
+    player = _player("openai", served)
+
+    def validate(action: Any) -> Any:
+        bad = [c.malformed for c in action.tool_calls if c.malformed]
+        if bad:
+            raise ParseError(bad[0])
+        return action
+
+    answer = asyncio.run(ask(
+        player, decision_for=lambda pending, repair: Decision("t", "turn", 1, None),
+        validate=validate, repair_attempts=1, timeout_s=60,
+        repair_notice=lambda reason, action: Pending("notice", "public", {})))
+    assert answer.failure is not None
+    assert answer.failure.startswith("invalid reply (the reply could not be read")
+    assert "nested too deeply" in answer.failure and "reached" not in answer.failure
+    assert answer.usage.unknown_calls == 2  # the ask and its re-ask, each counted
+    (warning,) = llm_seat_warnings([player.provider])
+    assert "2 unreadable replies" in warning and "failed calls" not in warning
