@@ -12,6 +12,7 @@ without request fields; exit 0 for `price = { input = inf }`, `extra = { stream 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,9 +94,34 @@ CASES = [
 ]
 
 
+def _remove_deep(root: Path) -> None:
+    """Remove a folder tree without recursion: shutil.rmtree (and so pytest's cleanup of
+    its temporary folders) exhausts the stack on a folder 1,200 deep."""
+    if not root.is_dir():
+        return
+    folders, stack = [], [root]
+    while stack:
+        folder = stack.pop()
+        folders.append(folder)
+        for entry in folder.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                stack.append(entry)
+            else:
+                entry.unlink()
+    for folder in reversed(folders):
+        folder.rmdir()
+
+
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     tmp = tmp_path_factory.mktemp("bad-money")
+    try:
+        yield _make_files(tmp)
+    finally:
+        _remove_deep(tmp / "deep")
+
+
+def _make_files(tmp: Path) -> Path:
     scripts = {"inf": "input_tokens: .inf", "nan": "input_tokens: 1, output_tokens: .nan",
                "neg": "input_tokens: -1000000000", "list": None}
     for name, usage in scripts.items():
