@@ -52,6 +52,7 @@ from stille_post.providers._common import (
 )
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Message, ToolCall
 from stille_post.providers.retry import RetryPolicy, limiter_for
+from stille_post.providers.secrets import redact_data
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 # The API requires max_tokens; a Stille Post turn is a short message and one tool call.
@@ -138,8 +139,12 @@ def completion_from_anthropic(resp: Any, model: str) -> Completion:
             calls.append(ToolCall(field_of(block, "name") or "", args,
                                   id=field_of(block, "id") or None, malformed=malformed))
         elif kind in _THINKING_TYPES:
-            thinking.append(_without_nones(block) if isinstance(block, dict)
-                            else block.model_dump(mode="json", exclude_none=True))
+            # Kept opaque and sent back as it came, but masked like all server text: a
+            # block that holds a configured key would otherwise reach the transcript (the
+            # chaos fuzz found one). A real block never holds one, so it is unchanged.
+            thinking.append(redact_data(_without_nones(block) if isinstance(block, dict)
+                                        else block.model_dump(mode="json",
+                                                              exclude_none=True)))
     data: dict[str, Any] = {THINKING_KEY: thinking} if thinking else {}
     if calls and thinking:
         # A tool-only turn publishes no message event, so the calls carry the blocks too.

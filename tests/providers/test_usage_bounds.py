@@ -201,3 +201,18 @@ def test_a_seat_of_unreadable_replies_forfeits_as_unreadable_not_unreachable() -
     assert answer.usage.unknown_calls == 2  # the ask and its re-ask, each counted
     (warning,) = llm_seat_warnings([player.provider])
     assert "2 unreadable replies" in warning and "failed calls" not in warning
+
+
+def test_a_thinking_block_that_holds_the_key_is_masked() -> None:
+    """Found by the full chaos run (the fuzz of Anthropic games): a thinking block is
+    opaque provider data that the Stille Post game writes to the transcript (as the
+    seat's private `message_meta`); one that held the configured key put it there."""
+    body = json.dumps({
+        "id": "m", "type": "message", "role": "assistant", "model": "m",
+        "content": [{"type": "thinking", "thinking": f"key {CHAOS_KEY}", "signature": ""},
+                    {"type": "text", "text": "hello"}],
+        "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 2}}).encode()
+    action = _decide("anthropic", body)
+    assert action.text == "hello"
+    assert CHAOS_KEY not in json.dumps(action.provider_data)
+    assert action.provider_data["anthropic_thinking"][0]["thinking"].startswith("key ")
