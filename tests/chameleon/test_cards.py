@@ -21,7 +21,7 @@ from stille_post.games.kit.setup import prepare
 
 def test_shipped_cards() -> None:
     """At least 20 categories of 16 one-word words, each word with hints that do not name
-    it or another word of its card (RULES.md §3 Setup)."""
+    it or another word of its card (docs/rules.md §3 Setup)."""
     cards = load_cards()
     assert len(cards) >= 20
     for card in cards:

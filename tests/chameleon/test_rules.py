@@ -1,4 +1,4 @@
-"""The pure rule functions of RULES.md §3 (rules.py), including property checks."""
+"""The pure rule functions of docs/rules.md §3 (rules.py), including property checks."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ def test_hostile_replies_never_crash() -> None:
 
 
 def test_guessers_are_never_told_the_secrets_length() -> None:
-    """RULES.md §4: the setter reveals the first letter and nothing else. Two secrets with
+    """docs/rules.md §4: the setter reveals the first letter and nothing else. Two secrets with
     the same first letter and different lengths give every guesser byte-identical
     requests for the first attempt (the clue-giver's clue and the other guesser's guess),
     while the setter's requests differ (the test can fail)."""

@@ -1,4 +1,4 @@
-"""An independent rule checker for Connections (RULES.md §4), run over many seeded bot
+"""An independent rule checker for Connections (docs/rules.md §4), run over many seeded bot
 games: it replays each transcript's events (as JSON, the way an outside checker reads a
 `.jsonl`) against the rules alone, never against the engine's own functions, and names
 the first broken rule.

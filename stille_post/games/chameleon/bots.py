@@ -1,4 +1,4 @@
-"""The paper's baseline strategies as players that need no LLM (RULES.md §3).
+"""The paper's baseline strategies as players that need no LLM (docs/rules.md §3).
 
 Each bot reads only its own observation (its role and, for a non-chameleon, the secret
 word come from its private `role` event) and draws only from its own rng, derived from

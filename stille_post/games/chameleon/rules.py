@@ -1,4 +1,4 @@
-"""The Chameleon's rules as small pure functions (RULES.md §3).
+"""The Chameleon's rules as small pure functions (docs/rules.md §3).
 
 Nothing here does I/O or keeps state; chance comes in as an `Rng` argument, and every
 list an rng picks from is in a canonical order first, so a seed reproduces a game. A

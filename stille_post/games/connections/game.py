@@ -1,4 +1,4 @@
-"""The Connections engine: one game between injected players (RULES.md §4), on the kit.
+"""The Connections engine: one game between injected players (docs/rules.md §4), on the kit.
 
 It never does I/O and draws nothing itself: the clue-giver rotation is fixed (rules.
 clue_giver) and the only chance in a game is the players' own (bots draw from their
@@ -268,7 +268,7 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
             if was_full:
                 # No letter is left to reveal, and saying nothing would say the same:
                 # the Game Master says it plainly. Play goes on until a clue word is
-                # the secret itself (RULES.md §4).
+                # the secret itself (docs/rules.md §4).
                 self.nothing_left = True
                 self.emit("prefix", prefix=self.prefix, revealed=len(self.prefix),
                           complete=True, text=P.nothing_left_text(self.prefix))

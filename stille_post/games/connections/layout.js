@@ -1,4 +1,4 @@
-/* The Connections layout (RULES.md §4): the secret word as tiles. A guesser is told
+/* The Connections layout (docs/rules.md §4): the secret word as tiles. A guesser is told
  * letters only, never the length, so the public tiles are the revealed letters and one
  * open tile ("…") for the rest, unless the Game Master has said no letter is left; the
  * setter's own view and the final reveal show the whole word (unrevealed letters dimmed). Each

@@ -7,7 +7,7 @@ without one, or with a bad one, stating the reason as the paper's appendix B doe
 - `clue` (the clue-giver): `give_clue(word, clue)`, the word private, the clue public;
 - `guess` (the setter and the other guessers, at the same moment): `guess(word)`.
 
-Framing (RULES.md §1): the system prompt holds only what never changes during the game
+Framing (docs/rules.md §1): the system prompt holds only what never changes during the game
 (rules, seat, role, personas, the setter's word once chosen); the history is user turns
 ("[GAME MASTER]: ...", "[Player X]: ...") and the seat's own tool calls as assistant
 turns, each followed by its tool result; the volatile facts (attempt, prefix, lists,
@@ -231,7 +231,7 @@ def secret_text(word: str) -> str:
 
 
 def prefix_text(prefix: str, *, first: bool) -> str:
-    # Letters only: the secret's length is never told (RULES.md §4; the paper's setter
+    # Letters only: the secret's length is never told (docs/rules.md §4; the paper's setter
     # "will initially tell you just the first letter of the word").
     if first:
         return f"The first letter is {prefix.upper()}."

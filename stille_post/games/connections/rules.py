@@ -1,4 +1,4 @@
-"""Connections' rules as pure functions (RULES.md §4; rulings in README.md).
+"""Connections' rules as pure functions (docs/rules.md §4; rulings in README.md).
 
 No I/O, no rng, no state: the engine calls these with what it knows and applies the
 result. Words are compared in their normalised form (dictionary.normalise).
@@ -46,7 +46,7 @@ def next_prefix(secret: str, prefix: str) -> str:
 
 
 def fully_revealed(secret: str, prefix: str) -> bool:
-    """Every letter of the secret is revealed. Play goes on (RULES.md §4): every word must
+    """Every letter of the secret is revealed. Play goes on (docs/rules.md §4): every word must
     now start with the whole secret, so the legal words are the secret itself and the
     longer words that start with it; the secret is always one of them (it is never used
     or blocked: see `excluded` and `score`), so a clue-giver always has a legal word."""
@@ -125,10 +125,10 @@ class Scored:
 
 def score(word: str, setter_guess: str | None, guesses: Mapping[int, str | None],
           secret: str) -> Scored:
-    """RULES.md §4 step 3. `guesses` are the other guessers' (the clue-giver excluded);
+    """docs/rules.md §4 step 3. `guesses` are the other guessers' (the clue-giver excluded);
     a missing guess (forfeit) matches nothing.
 
-    The guessers win only with a Connection whose clue word IS the secret (RULES.md §4):
+    The guessers win only with a Connection whose clue word IS the secret (docs/rules.md §4):
     a Connection that reveals the secret's last letter with another word (`stumble` for
     `stumbled`) does not end the game.
 

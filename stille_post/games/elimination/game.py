@@ -1,4 +1,4 @@
-"""The Elimination Game engine (RULES.md §2): rounds of public statements, rankings,
+"""The Elimination Game engine (docs/rules.md §2): rounds of public statements, rankings,
 deferred-acceptance pairing, private chats, votes with the tie chain, then the final and
 the jury.
 
@@ -252,7 +252,7 @@ class EliminationEngine(Engine[EliminationConfig]):
         self._eliminate(loser, "vote", counts.get(loser, 0), how)
 
     async def _tie(self, tied: list[int]) -> tuple[int, str]:
-        """RULES.md §2's chain: statements, one re-vote by the non-tied among the tied, then
+        """docs/rules.md §2's chain: statements, one re-vote by the non-tied among the tied, then
         cumulative votes received, then the rng. Returns the loser and the deciding step."""
         rv = R.revoters(self.active, tied)
         self._set_moment(tied=tuple(tied))
@@ -360,7 +360,7 @@ class EliminationEngine(Engine[EliminationConfig]):
         return "still in when the game stopped"
 
     def header_extra(self) -> dict[str, Any]:
-        return {"rules": "RULES.md §2"}
+        return {"rules": "docs/rules.md §2"}
 
 
 def _jsonable(x: Any) -> Any:
