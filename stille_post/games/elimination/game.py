@@ -360,7 +360,9 @@ class EliminationEngine(Engine[EliminationConfig]):
         return "still in when the game stopped"
 
     def header_extra(self) -> dict[str, Any]:
-        return {"rules": "docs/rules.md §2"}
+        # The rules' section, now docs/rules.md §2. The label is kept as every recorded
+        # transcript has it, so the recorded games (real models among them) still replay.
+        return {"rules": "RULES.md §2"}
 
 
 def _jsonable(x: Any) -> Any:
