@@ -1,0 +1,516 @@
+"""One game as an episode that a caller steps through: the core of every environment.
+
+A seat the caller controls is an `LLMPlayer` whose provider is the caller: when the
+engine asks that seat, the player renders the game's `ChatRequest` as for a model, and
+`CallerProvider.complete` parks it as a pending `Turn` and waits for the caller's action.
+Re-asks, validation, adherence and prompts are therefore exactly a model's, for every
+game, with no game-specific code here.
+
+The engine is async and the environments' APIs are not. An `Episode` owns an event loop
+and runs the game as a task on it, but only inside `start` and `answer`: the loop runs
+until a decision is pending or the game is over, then returns. No thread is involved.
+- The loop's clock stands still while the loop is not running (`PausedClockLoop`): the
+  time a caller takes between two steps is not the game's, so no answer deadline
+  (kit/deadlines.py) ever fires on a caller, while an LLM opponent keeps its own.
+- Seats asked at the same moment (`ask_all`, parallel channels) are all pending
+  together; `pending` lists them in seat order. None sees another's answer before all
+  have answered, because the table emits the answers only when every seat has one.
+- `close()` (also run when an environment is garbage-collected) cancels the game, runs
+  the loop until the task is gone, closes the loop, and removes an unfinished transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stille_post.core.errors import ConfigError, UsageError
+from stille_post.core.events import EventSink
+from stille_post.core.outcome import GameOutcome
+from stille_post.core.rewards import RewardScheme, rewards
+from stille_post.core.rng import derive_rng, make_rng
+from stille_post.games.kit.definition import BotContext, GameDefinition, SetupContext
+from stille_post.games.kit.setup import LLMFactory, PreparedGame, build_config
+from stille_post.players.base import Action, Decision, Player
+from stille_post.players.llm import LLMPlayer
+from stille_post.players.specs import SeatSpec
+from stille_post.providers.base import ChatRequest, Completion, MalformedReply, ToolCall, Usage
+from stille_post.session import play_prepared, usage_json
+
+ENV_LABEL = "env"  # how a caller's seat is named in the transcript header
+CALLER_MODEL = "env"  # the `model` of a caller's reply (a model's name for an LLM seat)
+ACTION_HELP = ("an action is a text reply (a string) or a tool call "
+               "({'name': TOOL, 'arguments': {...}})")
+
+
+class EpisodeError(UsageError):
+    """A call the episode cannot take (an answer for a seat that was not asked, a step
+    after the end). The environments raise their library's own error types on top."""
+
+
+# --- the caller's action ------------------------------------------------------------------
+
+def completion_of(action: object) -> Completion:
+    """The caller's action as the completion a model would have returned.
+
+    A string is a text reply; `{"name": ..., "arguments": {...}}` one tool call;
+    `{"text": ..., "tool_calls": [...]}` both. Anything else (a number, bytes, a mapping
+    of another shape) is a reply that cannot be read: `MalformedReply`, which the LLM
+    player turns into the corrective re-ask a model gets for an unreadable reply.
+    """
+    if isinstance(action, str):
+        return Completion(action, [], Usage(), CALLER_MODEL, "stop")
+    if isinstance(action, Mapping):
+        keys = set(action)
+        if "name" in keys and keys <= {"name", "arguments", "id"}:
+            return Completion("", [_tool_call(action)], Usage(), CALLER_MODEL, "tool_calls")
+        if keys and keys <= {"text", "tool_calls"}:
+            text = action.get("text", "")
+            calls = action.get("tool_calls", [])
+            if not isinstance(text, str):
+                raise MalformedReply(f"the action's text is {type(text).__name__}, "
+                                     "not a string")
+            if not isinstance(calls, list | tuple):
+                raise MalformedReply("the action's tool_calls is not a list")
+            made = [_tool_call(c) for c in calls]
+            return Completion(text, made, Usage(), CALLER_MODEL,
+                              "tool_calls" if made else "stop")
+        shown = ", ".join(sorted(map(str, keys)))[:80]
+        raise MalformedReply(f"{ACTION_HELP}; got a mapping with keys {shown or 'none'}")
+    raise MalformedReply(f"{ACTION_HELP}; got {type(action).__name__}")
+
+
+def _tool_call(call: object) -> ToolCall:
+    if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+        raise MalformedReply(f"a tool call is {{'name': TOOL, 'arguments': {{...}}}}; "
+                             f"got {str(call)[:80]}")
+    args = call.get("arguments", {})
+    if not isinstance(args, Mapping):
+        return ToolCall(call["name"], {},
+                        malformed=f"arguments are not a JSON object: {str(args)[:80]}")
+    given = call.get("id")
+    # No id given: none, as for a bot's call (the game names it, as it does a bot's).
+    call_id = given[:256] if isinstance(given, str) and given else None
+    return ToolCall(call["name"], {str(k): v for k, v in args.items()}, id=call_id)
+
+
+def action_of(answer: Action) -> str | dict[str, Any]:
+    """A player's `Action` (a bot's, say) as a caller's action: what `completion_of`
+    reads back into the same reply."""
+    if not answer.tool_calls:
+        return answer.text
+    calls = [{"name": c.name, "arguments": dict(c.arguments), **({"id": c.id} if c.id else {})}
+             for c in answer.tool_calls]
+    if not answer.text and len(calls) == 1:
+        return calls[0]
+    return {"text": answer.text, "tool_calls": calls}
+
+
+# --- the caller's seats -------------------------------------------------------------------
+
+@dataclass
+class Turn:
+    """A decision waiting for the caller: what the seat's model would be sent."""
+
+    seat: int
+    decision: Decision[Any]
+    request: ChatRequest
+    future: asyncio.Future[Completion]
+    attempt: int  # 0 for the first ask of this decision, then 1, 2, ... for re-asks
+
+
+class CallerProvider:
+    """The provider of a caller's seat: its `complete` is answered by `Episode.answer`."""
+
+    def __init__(self, episode: Episode, seat: int) -> None:
+        self.episode = episode
+        self.seat = seat
+        self.decision: Decision[Any] | None = None  # set by the seat before each ask
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        assert self.decision is not None
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        attempt = 0 if self.decision.repair is None else self.episode.attempts[self.seat] + 1
+        self.episode.attempts[self.seat] = attempt
+        self.episode.park(Turn(self.seat, self.decision, request, future, attempt))
+        return await future
+
+
+class CallerSeat(LLMPlayer):
+    """An LLM seat whose model is the caller."""
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        provider = self.provider
+        assert isinstance(provider, CallerProvider)
+        provider.decision = decision
+        return await super().decide(decision)
+
+
+@dataclass
+class _EnvSetup(SetupContext):
+    """The kit's set-up context with the caller's seats swapped in: the game deals and
+    seats exactly as for `--players` (the specs it sees for the caller's seats are
+    neither bots nor models, as for an agent), and each of those seats gets a
+    `CallerSeat`. What the CLI would have seated there (`shadows`) and what the game
+    handed that seat at set-up (`setups`) are kept, for bot policies."""
+
+    controlled: frozenset[int] = frozenset()
+    label: str = ENV_LABEL
+    make_seat: Callable[[int], Player] | None = None
+    shadows: dict[int, SeatSpec] = field(default_factory=dict)
+    setups: dict[int, Any] = field(default_factory=dict)
+
+    def seat_specs(self, roles: Mapping[int, str] | None = None) -> list[SeatSpec]:
+        specs = super().seat_specs(roles)
+        out = []
+        for seat, spec in enumerate(specs, start=1):
+            if seat in self.controlled:
+                self.shadows[seat] = spec
+                spec = SeatSpec(raw=self.label, agent=self.label)
+            out.append(spec)
+        return out
+
+    def player(self, seat: int, spec: SeatSpec, setup: Any = None) -> Player:
+        if seat in self.controlled:
+            assert self.make_seat is not None
+            self.setups[seat] = setup
+            return self.make_seat(seat)
+        return super().player(seat, spec, setup)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """Everything an environment was made with, checked once (`episode_spec`)."""
+
+    definition: GameDefinition
+    num_players: int
+    controlled: tuple[int, ...]
+    players: tuple[str, ...] | None  # one spec per seat, or None for the game's defaults
+    options: Mapping[str, Any]
+    roles: Mapping[str, str]
+    preset: str | None
+    label: str
+    reward: RewardScheme
+    transcripts: Path | None
+    llm_factory: LLMFactory | None = None
+
+
+def episode_spec(
+    definition: GameDefinition, *, controlled: int | Sequence[int] | None,
+    opponents: str | Sequence[str] | Mapping[int, str] | None, options: Mapping[str, Any],
+    roles: Mapping[str, str] | None = None, preset: str | None = None,
+    label: str = ENV_LABEL, reward: str = "partial",
+    transcripts: str | os.PathLike[str] | None = None,
+    llm_factory: LLMFactory | None = None,
+) -> EpisodeSpec:
+    """Check an environment's arguments the way the CLI checks its flags, so that bad
+    input is the same one line (a `UsageError`) before any game starts."""
+    for name in roles or {}:
+        definition.role(name)
+    config = build_config(definition, options, None, preset)
+    n = int(config.num_players)  # type: ignore[attr-defined]
+    seats = _controlled(controlled, n)
+    players = _players(definition, opponents, seats, n)
+    if players is not None:  # the seats' specs are checked now, not at the first reset
+        build_config(definition, options, players, preset)
+    if reward not in ("win", "partial"):
+        raise ConfigError(f"reward {reward!r}: choose win or partial")
+    if not isinstance(label, str) or not label or len(label) > 64 or any(
+            not c.isprintable() or c in ", " for c in label):
+        raise ConfigError(f"label {label!r}: a short name without spaces or commas")
+    if transcripts is not None and Path(transcripts).exists() and \
+            not Path(transcripts).is_dir():
+        raise ConfigError(f"transcripts {transcripts}: not a folder")
+    return EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
+                       preset, label, reward,  # type: ignore[arg-type]
+                       Path(transcripts) if transcripts is not None else None, llm_factory)
+
+
+def _controlled(controlled: int | Sequence[int] | None, n: int) -> tuple[int, ...]:
+    if controlled is None:
+        return tuple(range(1, n + 1))
+    given = [controlled] if isinstance(controlled, int) else controlled
+    if isinstance(given, str | bytes) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in given):
+        raise ConfigError(f"controlled {controlled!r}: give seat numbers 1..{n}")
+    for seat in given:
+        if not 1 <= seat <= n:
+            raise ConfigError(f"seat {seat}: the game has seats 1..{n}")
+    if not given or len(set(given)) != len(given):
+        raise ConfigError(f"controlled {list(given)}: give each seat once, at least one")
+    return tuple(sorted(given))
+
+
+def _players(definition: GameDefinition, opponents: str | Sequence[str] | Mapping[int, str]
+             | None, seats: tuple[int, ...], n: int) -> tuple[str, ...] | None:
+    """One spec per seat, as `--players` would give them, or None (the game's defaults).
+    A caller's seat holds what the CLI seats there by default (its `shadow`)."""
+    if opponents is None:
+        return None
+    others = [s for s in range(1, n + 1) if s not in seats]
+    if isinstance(opponents, str):
+        given = dict.fromkeys(others, opponents)
+    elif isinstance(opponents, Mapping):
+        given = {}
+        for seat, spec in opponents.items():
+            if seat not in others:
+                raise ConfigError(f"opponents: seat {seat} is not an opponent's seat "
+                                  f"(opponents sit at {others or 'no seat'})")
+            given[seat] = spec
+    else:
+        listed = list(opponents)
+        if len(listed) != len(others):
+            raise ConfigError(f"opponents names {len(listed)} seats but the game has "
+                              f"{len(others)} opponents' seats")
+        given = dict(zip(others, listed, strict=True))
+    if not all(isinstance(v, str) for v in given.values()):
+        raise ConfigError("opponents: each seat is a spec (a bot name, bot, an LLM spec or "
+                          "script:FILE.yaml)")
+    defaults = definition.seats_by_default(n)
+    return tuple(given.get(s, defaults[s - 1]) for s in range(1, n + 1))
+
+
+# --- the episode ------------------------------------------------------------------------------
+
+_COUNTER = itertools.count()
+
+
+class Episode:
+    """One game, stepped by the caller. Made by `start`; finished when `done`."""
+
+    def __init__(self, spec: EpisodeSpec, seed: int, *, watch: EventSink | None = None
+                 ) -> None:
+        self.spec = spec
+        self.seed = seed
+        self.attempts: dict[int, int] = dict.fromkeys(spec.controlled, 0)
+        self.turns: dict[int, Turn] = {}  # pending, by seat
+        self.outcome: GameOutcome | None = None
+        self.transcript: Path | None = None
+        self.steps = 0
+        self._bots: dict[tuple[int, str], Player] = {}
+        self._watch = watch
+        self._loop: asyncio.AbstractEventLoop | None = PausedClockLoop()
+        self._signal: asyncio.Future[None] | None = None
+        self._part: Path | None = None
+        self._context = self._prepare()
+        prepared = self._prepared
+        if spec.transcripts is not None:
+            path = _unique(spec.transcripts / f"{spec.definition.name}-seed-{seed}.jsonl")
+            self.transcript = path
+            self._part = path.with_name(f"{path.name}.{os.getpid()}-{next(_COUNTER)}.part")
+            coro: Any = self._record(prepared, self._part)
+        else:
+            coro = prepared.play(watch)
+        self._task: asyncio.Task[Any] = self._loop.create_task(coro)
+        self._task.add_done_callback(self._finished)
+        self._run()
+
+    # --- set-up ---
+
+    def _prepare(self) -> _EnvSetup:
+        spec, definition = self.spec, self.spec.definition
+        config = build_config(definition, spec.options, spec.players, spec.preset)
+        ctx = _EnvSetup(definition, config, self.seed, make_rng(self.seed),
+                        list(spec.players) if spec.players is not None else None,
+                        dict(spec.roles), spec.llm_factory,
+                        controlled=frozenset(spec.controlled), label=spec.label,
+                        make_seat=self._seat)
+        engine = definition.setup(ctx)
+        self._prepared = PreparedGame(definition, engine, ctx.data, self.seed)
+        return ctx
+
+    def _seat(self, seat: int) -> Player:
+        return CallerSeat(CallerProvider(self, seat), self.spec.definition.prompts,
+                          name=self.spec.label)
+
+    async def _record(self, prepared: PreparedGame, part: Path) -> GameOutcome:
+        run = await play_prepared(prepared, seed=self.seed, out=part, watch=self._watch)
+        assert self.transcript is not None
+        os.replace(part, _unique(self.transcript))
+        self._part = None
+        return run.outcome
+
+    # --- running ---
+
+    def park(self, turn: Turn) -> None:
+        self.turns[turn.seat] = turn
+        if self._signal is not None and not self._signal.done():
+            self._signal.set_result(None)
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        if self._signal is not None and not self._signal.done():
+            self._signal.set_result(None)
+
+    def _run(self) -> None:
+        """Run the game until a decision is pending for the caller or the game is over."""
+        loop = self._loop
+        assert loop is not None
+        while not self.turns and not self._task.done():
+            self._signal = loop.create_future()
+            with _outside_running_loop():
+                loop.run_until_complete(self._signal)
+        if self._task.done() and self.outcome is None:
+            exc = self._task.exception() if not self._task.cancelled() else None
+            if exc is not None:  # the engine turns its own bugs into aborted games
+                raise exc
+            self.outcome = self._task.result()
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def pending(self) -> list[int]:
+        return sorted(self.turns)
+
+    def answer(self, seat: int, action: object) -> None:
+        """Give `seat`'s pending decision the caller's action, and run the game on."""
+        turn = self.turns.pop(seat, None)
+        if turn is None:
+            raise EpisodeError(f"seat {seat} has no decision pending"
+                               + (" (the game is over)" if self.done else ""))
+        self.steps += 1
+        try:
+            completion = completion_of(action)
+        except MalformedReply as exc:
+            turn.future.set_exception(exc)
+        else:
+            turn.future.set_result(completion)
+        self._run()
+
+    def rewards(self) -> dict[int, float]:
+        """Per seat, at the end: from placements (core/rewards.py); 0 for all in a void or
+        aborted game."""
+        o = self.outcome
+        if o is None:
+            return {}
+        valid = o.status == "completed" and o.summary.valid
+        return rewards(o.placements, self.spec.reward, valid=valid)
+
+    def usage(self) -> dict[int, dict[str, Any]]:
+        if self.outcome is None:
+            return {}
+        return usage_json(self._prepared.seats_json(), self.outcome.usage)
+
+    # --- bots as policies ---
+
+    def shadow(self, seat: int) -> SeatSpec:
+        """What `stille-post play` with the same seats would seat at `seat`."""
+        return self._context.shadows[seat]
+
+    def bot(self, seat: int, name: str | None = None) -> Player:
+        """The bot `name` (default: the one the CLI seats there, else the seat's role's
+        default bot) as the CLI builds it for this seat: its own rng from (seed, seat,
+        bot) and what the game handed the seat at set-up. One per episode and seat."""
+        definition = self.spec.definition
+        shadow = self._context.shadows.get(seat)
+        if name is None:
+            name = shadow.bot if shadow is not None and shadow.bot else None
+        if name is None:
+            raise EpisodeError(f"seat {seat} has no bot by default here; name one of "
+                               f"{', '.join(definition.bot_names)}")
+        if name not in definition.bots:
+            raise EpisodeError(f"{definition.name} has no bot {name!r}; bots: "
+                               f"{', '.join(definition.bot_names)}")
+        key = (seat, name)
+        if key not in self._bots:
+            args = dict(shadow.bot_args) if shadow is not None and shadow.bot == name else {}
+            ctx = BotContext(self.seed, seat, name, derive_rng(self.seed, "seat", seat, name),
+                             self._context.config, self._context.setups.get(seat), args)
+            self._bots[key] = definition.bots[name](ctx)
+        return self._bots[key]
+
+    def bot_action(self, seat: int, name: str | None = None) -> str | dict[str, Any]:
+        """What that bot answers to `seat`'s pending decision, as a caller's action."""
+        turn = self.turns.get(seat)
+        if turn is None:
+            raise EpisodeError(f"seat {seat} has no decision pending")
+        player = self.bot(seat, name)
+        loop = self._loop
+        assert loop is not None
+        with _outside_running_loop():
+            answer = loop.run_until_complete(player.decide(turn.decision))
+        return action_of(answer)
+
+    # --- closing ---
+
+    def close(self) -> None:
+        """Cancel an unfinished game and free everything it held; idempotent."""
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return
+        try:
+            with _outside_running_loop():
+                if not self._task.done():
+                    self._task.cancel()
+                    with contextlib.suppress(BaseException):
+                        loop.run_until_complete(self._task)
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
+            self.turns.clear()
+            if self._part is not None:
+                with contextlib.suppress(OSError):
+                    self._part.unlink()
+                self._part = None
+
+
+class PausedClockLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock (`time()`, which timers and deadlines read) counts only
+    the time the loop has been running."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._paused = 0.0  # seconds spent outside run_forever since the first run
+        self._stopped_at: float | None = None
+
+    def time(self) -> float:
+        return time.monotonic() - self._paused
+
+    def run_forever(self) -> None:
+        if self._stopped_at is not None:
+            self._paused += time.monotonic() - self._stopped_at
+            self._stopped_at = None
+        try:
+            super().run_forever()
+        finally:
+            self._stopped_at = time.monotonic()
+
+
+def _unique(path: Path) -> Path:
+    """Never overwrite a recorded game: -2, -3, ... as the CLI does."""
+    if not path.exists():
+        return path
+    for i in range(2, 100_000):
+        candidate = path.with_name(f"{path.stem}-{i}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise UsageError(f"too many transcripts named like {path}")
+
+
+@contextlib.contextmanager
+def _outside_running_loop() -> Iterator[None]:
+    """Let a synchronous call run an episode's own loop while another loop is running in
+    this thread (a notebook's): that loop is blocked by the call anyway. Its running-loop
+    mark is set aside for the call and put back after."""
+    outer = asyncio._get_running_loop()
+    if outer is None:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(outer)
+
+
+__all__ = ["ACTION_HELP", "ENV_LABEL", "CallerSeat", "Episode", "EpisodeError",
+           "EpisodeSpec", "Turn", "action_of", "completion_of", "episode_spec"]
+
