@@ -26,16 +26,18 @@ import contextlib
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stille_post.api import outside_running_loop
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.outcome import GameOutcome
 from stille_post.core.rewards import RewardScheme, rewards
 from stille_post.core.rng import derive_rng, make_rng
+from stille_post.envs import records
 from stille_post.games.kit.definition import BotContext, GameDefinition, SetupContext
 from stille_post.games.kit.setup import LLMFactory, PreparedGame, build_config
 from stille_post.players.base import Action, Decision, Player
@@ -198,7 +200,7 @@ class EpisodeSpec:
     preset: str | None
     label: str
     reward: RewardScheme
-    transcripts: Path | None
+    transcripts: Path | None  # a results folder (envs/records.py)
     llm_factory: LLMFactory | None = None
 
 
@@ -225,9 +227,8 @@ def episode_spec(
     if not isinstance(label, str) or not label or len(label) > 64 or any(
             not c.isprintable() or c in ", " for c in label):
         raise ConfigError(f"label {label!r}: a short name without spaces or commas")
-    if transcripts is not None and Path(transcripts).exists() and \
-            not Path(transcripts).is_dir():
-        raise ConfigError(f"transcripts {transcripts}: not a folder")
+    if transcripts is not None:
+        records.check_folder(Path(transcripts), definition.name)
     return EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
                        preset, label, reward,  # type: ignore[arg-type]
                        Path(transcripts) if transcripts is not None else None, llm_factory)
@@ -302,9 +303,9 @@ class Episode:
         self._context = self._prepare()
         prepared = self._prepared
         if spec.transcripts is not None:
-            path = _unique(spec.transcripts / f"{spec.definition.name}-seed-{seed}.jsonl")
-            self.transcript = path
-            self._part = path.with_name(f"{path.name}.{os.getpid()}-{next(_COUNTER)}.part")
+            records.open_folder(spec.transcripts, spec.definition.name)
+            path = records.new_path(spec.transcripts, spec.definition.name, seed)
+            self._part = records.part_path(path, next(_COUNTER))
             coro: Any = self._record(prepared, self._part)
         else:
             coro = prepared.play(watch)
@@ -332,9 +333,13 @@ class Episode:
 
     async def _record(self, prepared: PreparedGame, part: Path) -> GameOutcome:
         run = await play_prepared(prepared, seed=self.seed, out=part, watch=self._watch)
-        assert self.transcript is not None
-        os.replace(part, _unique(self.transcript))
+        folder = self.spec.transcripts
+        assert folder is not None
+        final = records.new_path(folder, self.spec.definition.name, self.seed)
+        os.replace(part, final)
         self._part = None
+        self.transcript = final
+        records.record(folder, final, self.seed)
         return run.outcome
 
     # --- running ---
@@ -354,7 +359,7 @@ class Episode:
         assert loop is not None
         while not self.turns and not self._task.done():
             self._signal = loop.create_future()
-            with _outside_running_loop():
+            with outside_running_loop():
                 loop.run_until_complete(self._signal)
         if self._task.done() and self.outcome is None:
             exc = self._task.exception() if not self._task.cancelled() else None
@@ -434,7 +439,7 @@ class Episode:
         player = self.bot(seat, name)
         loop = self._loop
         assert loop is not None
-        with _outside_running_loop():
+        with outside_running_loop():
             answer = loop.run_until_complete(player.decide(turn.decision))
         return action_of(answer)
 
@@ -446,7 +451,7 @@ class Episode:
         if loop is None:
             return
         try:
-            with _outside_running_loop():
+            with outside_running_loop():
                 if not self._task.done():
                     self._task.cancel()
                     with contextlib.suppress(BaseException):
@@ -482,33 +487,6 @@ class PausedClockLoop(asyncio.SelectorEventLoop):
             super().run_forever()
         finally:
             self._stopped_at = time.monotonic()
-
-
-def _unique(path: Path) -> Path:
-    """Never overwrite a recorded game: -2, -3, ... as the CLI does."""
-    if not path.exists():
-        return path
-    for i in range(2, 100_000):
-        candidate = path.with_name(f"{path.stem}-{i}{path.suffix}")
-        if not candidate.exists():
-            return candidate
-    raise UsageError(f"too many transcripts named like {path}")
-
-
-@contextlib.contextmanager
-def _outside_running_loop() -> Iterator[None]:
-    """Let a synchronous call run an episode's own loop while another loop is running in
-    this thread (a notebook's): that loop is blocked by the call anyway. Its running-loop
-    mark is set aside for the call and put back after."""
-    outer = asyncio._get_running_loop()
-    if outer is None:
-        yield
-        return
-    asyncio._set_running_loop(None)
-    try:
-        yield
-    finally:
-        asyncio._set_running_loop(outer)
 
 
 __all__ = ["ACTION_HELP", "ENV_LABEL", "CallerSeat", "Episode", "EpisodeError",

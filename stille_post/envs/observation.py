@@ -21,7 +21,8 @@ from stille_post.envs.episode import Turn
 from stille_post.providers.base import ChatRequest, Message, Tool
 
 TOOL_HELP = ('To call a tool, reply with only a JSON object: {"name": TOOL, "arguments": '
-             '{...}}. Otherwise reply with plain text.')
+             '{...}}; to say something and call tools, {"text": "...", "tool_calls": '
+             '[{"name": TOOL, "arguments": {...}}]}. Otherwise reply with plain text.')
 
 
 def observation(turn: Turn) -> dict[str, Any]:

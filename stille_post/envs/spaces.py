@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gymnasium.spaces import Space
+from gymnasium.spaces import Dict, Space
 
 OBSERVATION_KEYS = {
     "seat": int, "kind": str, "attempt": int, "repair": str, "system": str,
@@ -24,10 +24,11 @@ _WORDS = ("yes", "no", "rock", "paper", "maybe", "Player", "1", "2", "3", "4", "
           "vote", "guess", "the", "word", "is", "hello", "pass", "apple")
 
 
-class ChatObservation(Space[dict[str, Any]]):
-    """A decision's request as plain data (envs/observation.py has the keys)."""
+class _Leaf(Space[Any]):
+    """A leaf of the observation: any value of one plain type."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, kind: type, seed: int | None = None) -> None:
+        self.kind = kind
         super().__init__(None, None, seed)
 
     @property
@@ -35,25 +36,34 @@ class ChatObservation(Space[dict[str, Any]]):
         return False
 
     def contains(self, x: Any) -> bool:
-        return (isinstance(x, Mapping) and set(x) == set(OBSERVATION_KEYS)
-                and all(isinstance(x[k], t) and not isinstance(x[k], bool)
-                        for k, t in OBSERVATION_KEYS.items()))
+        if self.kind is int:
+            return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+        if self.kind is list:
+            return isinstance(x, list) and all(isinstance(m, Mapping) for m in x)
+        return isinstance(x, str)
 
-    def sample(self, mask: Any | None = None, probability: Any | None = None
-               ) -> dict[str, Any]:
-        words = " ".join(self.np_random.choice(_WORDS, size=5))
-        return {"seat": 1, "kind": "sample", "attempt": 0, "repair": "", "system": words,
-                "messages": [{"role": "user", "content": words}], "tools": [],
-                "tool_choice": "", "max_output_tokens": 0, "text": words}
+    def sample(self, mask: Any | None = None, probability: Any | None = None) -> Any:
+        if self.kind is int:
+            return int(self.np_random.integers(0, 4))
+        words = " ".join(str(w) for w in self.np_random.choice(_WORDS, size=4))
+        return [{"role": "user", "content": words}] if self.kind is list else words
 
     def __repr__(self) -> str:
-        return "ChatObservation()"
+        return f"{self.kind.__name__}"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ChatObservation)
+        return isinstance(other, _Leaf) and other.kind is self.kind
 
     def __hash__(self) -> int:
-        return hash(ChatObservation)
+        return hash((_Leaf, self.kind))
+
+
+class ChatObservation(Dict):
+    """A decision's request as plain data (envs/observation.py has the keys): a
+    Gymnasium `Dict` space of plain leaves (strings, counts, lists of messages)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__({k: _Leaf(t) for k, t in OBSERVATION_KEYS.items()}, seed=seed)
 
 
 class Reply(Space[Any]):

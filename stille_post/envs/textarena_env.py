@@ -13,7 +13,8 @@ out) then play our games unchanged.
   Master's lines and tool results as GAME_MESSAGEs; its own earlier replies as
   PLAYER_ACTIONs; the offered tools, with how to call one in text, as GAME_ADMIN.
 - An action is text. A tool call is written as a JSON object, `{"name": TOOL,
-  "arguments": {...}}`, which the kit takes as that call (kit/adherence.py).
+  "arguments": {...}}`, which the kit takes as that call (kit/adherence.py); words and
+  calls at once as `{"text": ..., "tool_calls": [...]}` (`text_action`).
 - `close()` returns the rewards from placements and, per player, its seat, its role (if
   the game deals roles), whether it ever forfeited a decision (`invalid_move`) and how
   many decisions it answered (`turn_count`).
@@ -21,6 +22,7 @@ out) then play our games unchanged.
 
 from __future__ import annotations
 
+import json
 import weakref
 from dataclasses import replace
 from typing import Any
@@ -104,7 +106,7 @@ class StillePostTextArena(ta.Env):  # type: ignore[misc]
         episode = self._episode()
         if episode.done:
             raise EpisodeError("the episode is over: call close(), then reset()")
-        episode.answer(episode.pending()[0], action)
+        episode.answer(episode.pending()[0], text_action(action))
         self.state.turn += 1
         self._sync(episode)
         return episode.done, (_outcome_info(episode) if episode.done else {})
@@ -128,6 +130,22 @@ class StillePostTextArena(ta.Env):  # type: ignore[misc]
         self.state.rewards, self.state.game_info = rewards, info
         self._episodes.close()
         return rewards, info
+
+
+def text_action(action: Any) -> Any:
+    """A text that is a whole JSON object `{"text": ..., "tool_calls": [...]}` is that
+    reply (words and calls at once, which a text alone cannot say otherwise); any other
+    text is a text reply, in which the kit finds a call written as JSON itself."""
+    if not isinstance(action, str) or not action.lstrip().startswith("{"):
+        return action
+    try:
+        value = json.loads(action)
+    except ValueError:
+        return action
+    if isinstance(value, dict) and "tool_calls" in value and set(value) <= {"text",
+                                                                          "tool_calls"}:
+        return value
+    return action
 
 
 def make(game: str, **kwargs: Any) -> StillePostTextArena:
