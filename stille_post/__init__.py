@@ -30,12 +30,13 @@ __all__ = ["games", "load_transcript", "play", "play_async", "tournament"]
 
 
 def __getattr__(name: str) -> Any:
-    # `games` is also this package's subpackage, which answers `stille_post.games()`
-    # (games/__init__.py): once imported, it is the attribute, and this is not called.
-    if name == "games":
-        import stille_post.games
+    # `games` and `tournament` are also subpackages, which answer the calls
+    # `stille_post.games()` and `stille_post.tournament(...)` (their __init__.py): once
+    # imported, the subpackage is the attribute, and this is not called.
+    if name in ("games", "tournament"):
+        from importlib import import_module
 
-        return stille_post.games
+        return import_module(f"stille_post.{name}")
     if name in __all__:
         from stille_post import api
 

@@ -17,19 +17,20 @@ play_async(...)` instead.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stille_post.core.blocking import run_blocking
 from stille_post.core.errors import UsageError
 from stille_post.core.transcript import Transcript
 from stille_post.games import DEFAULT_GAME, describe_all, get_game
+from stille_post.tournament.public import TournamentResult, tournament
 
 PathLike = str | os.PathLike[str]
 
@@ -51,17 +52,6 @@ class GameResult:
     adherence: dict[int, dict[str, Any]]  # seat -> how its decisions went
     transcript: Path | None  # where the game was written (None: not kept)
     summary: dict[str, Any]  # exactly what `stille-post play --json` prints
-
-
-@dataclass(frozen=True)
-class TournamentResult:
-    """What `tournament` returns: the results folder and its aggregate."""
-
-    folder: Path
-    played: int
-    skipped: int
-    aborted: int
-    summary: dict[str, Any]  # what `stille-post tournament --json` prints
 
 
 def _seed(seed: int | None) -> int:
@@ -167,72 +157,9 @@ def play(
     - `online`, `replay`, `record`, `models`: LLM seats live, replayed from a cassette,
       recorded, and the model registry, as the CLI's flags of the same names.
     """
-    return _run(play_async(game, players=players, seed=seed, options=options, roles=roles,
+    return run_blocking(play_async(game, players=players, seed=seed, options=options, roles=roles,
                            preset=preset, transcript=transcript, online=online,
                            replay=replay, record=record, models=models))
-
-
-def tournament(game: str, *, out: PathLike | None = None, online: bool = False,
-               replay: PathLike | None = None, resume: bool = False,
-               **settings: Any) -> TournamentResult:
-    """Play a tournament of `game` into a results folder, as `stille-post tournament`.
-
-    `settings` are the fields of the CLI's settings model (tournament/settings.py
-    `TournamentSettings`): `games`, `seed`, `players` or `pool`, `seats`, `seating`,
-    `roles`, `options`, `preset`, `concurrency`, `workers` (default 1 here: one
-    process), `budget_usd`, ... The folder is `out` (default
-    runs/tournaments/GAME-seedS); `resume` continues it.
-    """
-    from stille_post.players.llm_seats import llm_session
-    from stille_post.tournament.caps import caps_of, check_caps
-    from stille_post.tournament.results import aggregate, check_folder, load_results
-    from stille_post.tournament.runner import run_tournament, validate
-    from stille_post.tournament.settings import Layer, TournamentSettings, resolve
-
-    definition = get_game(game)
-    unknown = sorted(set(settings) - set(TournamentSettings.model_fields) - {"game", "out"})
-    if unknown:
-        raise UsageError(f"tournament has no setting {unknown[0]!r}; settings: "
-                         + ", ".join(k for k in TournamentSettings.model_fields
-                                     if k not in ("game", "out")))
-    values: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
-    for key in ("players", "pool"):
-        if isinstance(values.get(key), str):
-            values[key] = _players(values[key])
-    values.setdefault("workers", 1)
-    values["game"] = definition.name
-    if out is not None:
-        values["out"] = Path(out)
-    resolved: TournamentSettings = resolve(
-        [Layer(values, lambda loc, problem: f"{'.'.join(map(str, loc))}: {problem}")],
-        fresh_seed=lambda: secrets.randbelow(2**31))
-    folder = resolved.folder()
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"out {folder} is a file; give a results folder")
-    with llm_session(online=online, record=None,
-                     replay=Path(replay) if replay is not None else None,
-                     keep_providers=False, models=resolved.models,
-                     max_in_flight=resolved.max_in_flight) as factory:
-        config = resolved.config()
-        caps = caps_of(resolved)
-        check_caps(config, caps, resolved.workers)
-        validate(config, factory)
-        check_folder(folder, config, resume=resume)
-
-        async def run() -> Any:
-            try:
-                return await run_tournament(
-                    config, folder, resume=resume, concurrency=resolved.concurrency,
-                    limits=resolved.limits(), llm_factory=factory, progress=False,
-                    durable=resolved.fsync, workers=resolved.workers or 1, caps=caps,
-                    run_settings=resolved.run_settings())
-            finally:
-                if factory is not None:
-                    await factory.aclose()
-
-        stats = _run(run())
-    summary = aggregate(load_results(folder))
-    return TournamentResult(folder, stats.played, stats.skipped, stats.aborted, summary)
 
 
 def games() -> dict[str, dict[str, Any]]:
@@ -256,30 +183,6 @@ def load_transcript(path: PathLike) -> Transcript:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot read {p}: {exc.strerror or exc}") from None
-
-
-def _run(coro: Any) -> Any:
-    """Run a coroutine to the end on a loop of its own, even where another loop is
-    running in this thread (a notebook's), which the call blocks while it runs."""
-    with outside_running_loop():
-        return asyncio.run(coro)
-
-
-@contextlib.contextmanager
-def outside_running_loop() -> Iterator[None]:
-    """Let a synchronous call run a loop of its own while another loop is running in
-    this thread (a notebook's): that loop is blocked by the call anyway. Its running-loop
-    mark is set aside for the call and put back after. (The environments step their
-    games the same way.)"""
-    outer = asyncio._get_running_loop()
-    if outer is None:
-        yield
-        return
-    asyncio._set_running_loop(None)
-    try:
-        yield
-    finally:
-        asyncio._set_running_loop(outer)
 
 
 __all__ = ["GameResult", "TournamentResult", "games", "load_transcript", "play",

@@ -51,11 +51,14 @@ GYM_NAMESPACE = "stille_post"
 
 def _spec(game: str, controlled: int | Sequence[int] | None, opponents: Opponents,
           roles: Mapping[str, str] | None, preset: str | None, reward: str, label: str,
-          transcripts: str | os.PathLike[str] | None, options: Mapping[str, Any]
+          transcripts: str | os.PathLike[str] | None, options: dict[str, Any]
           ) -> EpisodeSpec:
+    online = bool(options.pop("online", False))
+    models = options.pop("models", None)
     return episode_spec(get_game(game), controlled=controlled, opponents=opponents,
                         options=options, roles=roles, preset=preset, label=label,
-                        reward=reward, transcripts=transcripts)
+                        reward=reward, transcripts=transcripts, online=online,
+                        models=models)
 
 
 def aec_env(game: str, *, controlled: int | Sequence[int] | None = None,
@@ -68,13 +71,16 @@ def aec_env(game: str, *, controlled: int | Sequence[int] | None = None,
 
     - `controlled`: the seats the caller plays (agents `player_<seat>`); default: all.
     - `opponents`: the other seats, as `--players` fills them: one spec for all ("bot":
-      each seat's role's default bot; "random"; "openai:..." is not available here), a
+      each seat's role's default bot, a bot's name, an LLM spec, "script:FILE.yaml"), a
       list in seat order, or {seat: spec}; default: the game's default seats.
     - `seed`: the first episode's game seed; `reset()` plays the next ones.
     - `roles`, `preset`, `**options`: as `--role`, `--preset` and the game's options.
     - `reward`: "partial" ((n - rank) / (n - 1)) or "win" (1 for first place).
     - `label`: how the caller's seats are named in transcripts (`env`).
-    - `transcripts`: a folder; every finished episode writes its transcript there.
+    - `transcripts`: a results folder; every finished episode's transcript is added to
+      it (envs/records.py), for `view`, `report` and `merge`.
+    - `online=True`, `models=FILE`: LLM opponents call the live APIs, as `--online` and
+      `--models` (option names the game does not use).
     """
     spec = _spec(game, controlled, opponents, roles, preset, reward, label, transcripts,
                  options)
@@ -114,9 +120,11 @@ def textarena_env(game: str, *, controlled: int | Sequence[int] | None = None,
     sets the number of seats when `controlled` is not given."""
     from stille_post.envs.textarena_env import make
 
+    online = bool(options.pop("online", False))
+    models = options.pop("models", None)
     return make(game, controlled=controlled, opponents=opponents, options=options,
                 roles=roles, preset=preset, reward=reward, label=label,
-                transcripts=transcripts)
+                transcripts=transcripts, online=online, models=models)
 
 
 def register_games() -> list[str]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stille_post.api import outside_running_loop
+from stille_post.core.blocking import outside_running_loop
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.events import EventSink
 from stille_post.core.outcome import GameOutcome
@@ -42,7 +42,9 @@ from stille_post.games.kit.definition import BotContext, GameDefinition, SetupCo
 from stille_post.games.kit.setup import LLMFactory, PreparedGame, build_config
 from stille_post.players.base import Action, Decision, Player
 from stille_post.players.llm import LLMPlayer
+from stille_post.players.llm_seats import SeatFactory, make_llm_factory
 from stille_post.players.specs import SeatSpec
+from stille_post.providers.models import load_models, using_models
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, ToolCall, Usage
 from stille_post.session import play_prepared, usage_json
 
@@ -201,7 +203,8 @@ class EpisodeSpec:
     label: str
     reward: RewardScheme
     transcripts: Path | None  # a results folder (envs/records.py)
-    llm_factory: LLMFactory | None = None
+    online: bool = False  # LLM opponents call the live APIs (keys from the environment)
+    models: Path | None = None  # the model registry file (`--models`)
 
 
 def episode_spec(
@@ -210,7 +213,7 @@ def episode_spec(
     roles: Mapping[str, str] | None = None, preset: str | None = None,
     label: str = ENV_LABEL, reward: str = "partial",
     transcripts: str | os.PathLike[str] | None = None,
-    llm_factory: LLMFactory | None = None,
+    online: bool = False, models: str | os.PathLike[str] | None = None,
 ) -> EpisodeSpec:
     """Check an environment's arguments the way the CLI checks its flags, so that bad
     input is the same one line (a `UsageError`) before any game starts."""
@@ -229,9 +232,41 @@ def episode_spec(
         raise ConfigError(f"label {label!r}: a short name without spaces or commas")
     if transcripts is not None:
         records.check_folder(Path(transcripts), definition.name)
-    return EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
+    spec = EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
                        preset, label, reward,  # type: ignore[arg-type]
-                       Path(transcripts) if transcripts is not None else None, llm_factory)
+                       Path(transcripts) if transcripts is not None else None,
+                       bool(online), Path(models) if models is not None else None)
+    # The seats' specs, checked by the game's own set-up (no game is played, no model
+    # client made: an LLM opponent's key is checked when its first episode starts).
+    _set_up(spec, 0, lambda seat: _Unseated(),
+            (lambda text, prompts: _Unseated()) if online else None)
+    return spec
+
+
+class _Unseated:
+    """A caller's seat in a set-up that is only checked, never played."""
+
+    name = ENV_LABEL
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        raise AssertionError("a checked set-up is never played")
+
+
+def _set_up(spec: EpisodeSpec, seed: int, make_seat: Callable[[int], Player],
+            llm_factory: LLMFactory | None) -> tuple[_EnvSetup, PreparedGame]:
+    """The game dealt and seated for `seed`, the caller's seats made by `make_seat`: the
+    kit's `prepare` with the caller's seats swapped in (`_EnvSetup`), under the model
+    registry a `model:ALIAS` opponent is read against."""
+    definition = spec.definition
+    with using_models(load_models(spec.models)):
+        config = build_config(definition, spec.options, spec.players, spec.preset)
+        ctx = _EnvSetup(definition, config, seed, make_rng(seed),
+                        list(spec.players) if spec.players is not None else None,
+                        dict(spec.roles), llm_factory,
+                        controlled=frozenset(spec.controlled), label=spec.label,
+                        make_seat=make_seat)
+        engine = definition.setup(ctx)
+    return ctx, PreparedGame(definition, engine, ctx.data, seed)
 
 
 def _controlled(controlled: int | Sequence[int] | None, n: int) -> tuple[int, ...]:
@@ -300,6 +335,7 @@ class Episode:
         self._loop: asyncio.AbstractEventLoop | None = PausedClockLoop()
         self._signal: asyncio.Future[None] | None = None
         self._part: Path | None = None
+        self._factory: SeatFactory | None = None  # LLM opponents' providers (online)
         self._context = self._prepare()
         prepared = self._prepared
         if spec.transcripts is not None:
@@ -316,15 +352,9 @@ class Episode:
     # --- set-up ---
 
     def _prepare(self) -> _EnvSetup:
-        spec, definition = self.spec, self.spec.definition
-        config = build_config(definition, spec.options, spec.players, spec.preset)
-        ctx = _EnvSetup(definition, config, self.seed, make_rng(self.seed),
-                        list(spec.players) if spec.players is not None else None,
-                        dict(spec.roles), spec.llm_factory,
-                        controlled=frozenset(spec.controlled), label=spec.label,
-                        make_seat=self._seat)
-        engine = definition.setup(ctx)
-        self._prepared = PreparedGame(definition, engine, ctx.data, self.seed)
+        if self.spec.online:
+            self._factory = make_llm_factory(models=load_models(self.spec.models))
+        ctx, self._prepared = _set_up(self.spec, self.seed, self._seat, self._factory)
         return ctx
 
     def _seat(self, seat: int) -> Player:
@@ -456,6 +486,8 @@ class Episode:
                     self._task.cancel()
                     with contextlib.suppress(BaseException):
                         loop.run_until_complete(self._task)
+                if self._factory is not None:  # the opponents' connections, on their loop
+                    loop.run_until_complete(self._factory.aclose())
                 loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.run_until_complete(loop.shutdown_default_executor())
         finally:
