@@ -6,7 +6,11 @@ working for every importer, and a test that patches a name here patches it there
 """
 
 import sys
+from typing import TYPE_CHECKING
 
 from stille_post.players import llm_seats
+
+if TYPE_CHECKING:  # what a type checker sees here is that module's names
+    from stille_post.players.llm_seats import *  # noqa: F403
 
 sys.modules[__name__] = llm_seats

@@ -44,8 +44,8 @@ from stille_post.players.base import Action, Decision, Player
 from stille_post.players.llm import LLMPlayer
 from stille_post.players.llm_seats import SeatFactory, make_llm_factory
 from stille_post.players.specs import SeatSpec
-from stille_post.providers.models import load_models, using_models
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, ToolCall, Usage
+from stille_post.providers.models import load_models, using_models
 from stille_post.session import play_prepared, usage_json
 
 ENV_LABEL = "env"  # how a caller's seat is named in the transcript header

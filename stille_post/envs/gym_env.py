@@ -24,10 +24,10 @@ from stille_post.envs.pettingzoo_env import IDLE, _Episodes, _outcome_info
 from stille_post.envs.spaces import ChatObservation, Reply
 
 
-class StillePostGym(gymnasium.Env[dict[str, Any], Any]):  # type: ignore[misc]
+class StillePostGym(gymnasium.Env[dict[str, Any], Any]):
     """A game of stille_post for one seat (see `gym_env`)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(self, spec: EpisodeSpec, seed: int | None = None,
                  render_mode: str | None = None) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
@@ -69,10 +69,11 @@ def _outcome_info(episode: Episode) -> dict[str, Any]:
             "seed": episode.seed}
 
 
-class StillePostAEC(AECEnv):  # type: ignore[misc]
+class StillePostAEC(AECEnv):
     """A game of stille_post as a PettingZoo AEC environment (see `aec_env`)."""
 
-    metadata = {"name": "stille_post_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"name": "stille_post_v0", "render_modes": ["ansi"],
+                                          "is_parallelizable": True, "render_fps": 1}
 
     def __init__(self, spec: EpisodeSpec, seed: int | None = None,
                  render_mode: str | None = None) -> None:
@@ -90,7 +91,7 @@ class StillePostAEC(AECEnv):  # type: ignore[misc]
         # the episodes (which never point back here).
         weakref.finalize(self, _Episodes.close, self._episodes)
         self._observations: dict[str, dict[str, Any]] = {}
-        self.agents = []
+        self.agents: list[str] = []
 
     @property
     def episode(self) -> Episode | None:
@@ -165,10 +166,11 @@ class StillePostAEC(AECEnv):  # type: ignore[misc]
         self._episodes.close()
 
 
-class StillePostParallel(ParallelEnv):  # type: ignore[misc]
+class StillePostParallel(ParallelEnv):
     """A game of stille_post as a PettingZoo parallel environment (see `parallel_env`)."""
 
-    metadata = {"name": "stille_post_v0", "render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"name": "stille_post_v0", "render_modes": ["ansi"],
+                                          "render_fps": 1}
 
     def __init__(self, spec: EpisodeSpec, seed: int | None = None,
                  render_mode: str | None = None) -> None:

@@ -52,7 +52,7 @@ class TextArenaState:
         self.game_info: dict[int, dict[str, Any]] = {}
 
 
-class StillePostTextArena(ta.Env):  # type: ignore[misc]
+class StillePostTextArena(ta.Env):
     """A game of stille_post for TextArena (see `textarena_env`)."""
 
     def __init__(self, spec: EpisodeSpec, make_spec: Any) -> None:

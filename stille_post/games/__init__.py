@@ -20,9 +20,9 @@ import pkgutil
 import sys
 import types
 from functools import lru_cache
-from typing import Any
 from importlib import import_module
 from importlib.metadata import entry_points
+from typing import Any
 
 from stille_post.core.errors import UsageError
 from stille_post.games.kit.definition import GameDefinition

@@ -130,7 +130,7 @@ def test_the_readme_s_from_python_section_runs_as_written(tmp_path: Path,
     assert len(blocks) == 2 and "stille_post.play(" in blocks[0] and "aec_env" in blocks[1]
     monkeypatch.chdir(tmp_path)
     for block in blocks:
-        exec(compile(block, "README.md (From Python)", "exec"), {})  # noqa: S102
+        exec(compile(block, "README.md (From Python)", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("completed {1: ")
     assert out[2] == "['chameleon', 'connections', 'elimination', 'stille-post']"

@@ -17,6 +17,7 @@ import pytest
 from stille_post.core.errors import UsageError
 from stille_post.envs import aec_env, bot_action, gym_env, parallel_env
 
+
 def test_seats_of_the_environment_are_checked() -> None:
     for controlled, message in ((9, "seat 9: the game has seats 1..4"),
                                 ([1, 1], "give each seat once"),
@@ -36,7 +37,7 @@ def test_seats_of_the_environment_are_checked() -> None:
 def test_an_action_of_the_wrong_type_is_refused_like_a_bad_reply(action: Any) -> None:
     env = parallel_env("toy-rps", seed=1, rounds=1, repair_attempts=1)
     env.reset()
-    obs, *_ , infos = env.step({"player_1": action, "player_2": "rock"})
+    obs, *_ , _infos = env.step({"player_1": action, "player_2": "rock"})
     # player_1 is asked again (the re-ask a model gets), player_2 waits for it
     assert env.episode.pending() == [1] and obs["player_1"]["attempt"] == 1
     assert obs["player_1"]["repair"]
@@ -96,7 +97,7 @@ def test_the_environments_work_inside_a_running_loop() -> None:
         env.reset(seed=1)
         terminated = False
         while not terminated:
-            _obs, reward, terminated, _t, info = env.step("paper")
+            _obs, _reward, terminated, _t, info = env.step("paper")
         env.close()
         return info
 

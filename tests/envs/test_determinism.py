@@ -97,7 +97,8 @@ def test_a_transcript_is_never_overwritten(tmp_path: Path) -> None:
     first = env_game("toy-rps", tmp_path, seed=1)
     second = env_game("toy-rps", tmp_path, seed=1)
     assert first.name == "toy-rps-seed-1.jsonl" and second.name == "toy-rps-seed-1-2.jsonl"
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == sorted([first.name, second.name])
+    names = sorted(p.name for p in (tmp_path / "games").iterdir())
+    assert names == sorted([first.name, second.name])
     assert lines(first) == lines(second)
 
 

@@ -37,7 +37,7 @@ def test_one_seat_against_bots_to_the_end() -> None:
     assert info["valid"] and reward == (4 - info["placements"][1]) / 3  # partial points
     with pytest.raises(ResetNeeded):
         env.step("anything")  # after the end: reset first
-    obs, info = env.reset()  # the next seed
+    env.reset()  # the next seed
     assert env.unwrapped.episode.seed == 8
     env.close()
 
@@ -45,11 +45,11 @@ def test_one_seat_against_bots_to_the_end() -> None:
 def test_reset_with_a_seed_replays_the_same_game() -> None:
     env = gymnasium.make("stille_post/elimination-v0", seat=3)
     first = []
-    obs, info = env.reset(seed=11)
+    obs, _info = env.reset(seed=11)
     for _ in range(5):
         first.append(obs["text"])
         obs, *_ = env.step(bot_action(env))
-    obs, info = env.reset(seed=11)
+    obs, _info = env.reset(seed=11)
     again = []
     for _ in range(5):
         again.append(obs["text"])

@@ -57,9 +57,9 @@ def test_the_game_alone_is_enough() -> None:
 def test_an_observation_is_the_request_the_seat_s_model_would_get() -> None:
     """The same seed with an LLM seat (a script) at seat 1: its first request is the
     environment's first observation of player_1."""
-    from stille_post.games import get_game
-    from stille_post.envs.observation import message_json, tool_json
     from stille_post.envs.episode import Episode, episode_spec
+    from stille_post.envs.observation import message_json, tool_json
+    from stille_post.games import get_game
 
     spec = episode_spec(get_game("stille-post"), controlled=None, opponents=None, options={})
     episode = Episode(spec, 4)
@@ -128,10 +128,10 @@ def test_the_parallel_env_asks_simultaneous_seats_together() -> None:
     obs, infos = env.reset()
     assert set(infos) == {"player_1", "player_2"}
     assert all(infos[a]["kind"] == "throw" for a in infos)
-    obs, rewards, terms, truncs, infos = env.step({"player_1": "rock", "player_2": "rock"})
+    obs, _rewards, terms, _truncs, infos = env.step({"player_1": "rock", "player_2": "rock"})
     # The second round's throws see the first round's, both at once.
     assert all("rock" in obs[a]["text"] for a in obs) and not any(terms.values())
-    obs, rewards, terms, truncs, infos = env.step({"player_1": "paper", "player_2": "rock"})
+    obs, rewards, terms, _truncs, infos = env.step({"player_1": "paper", "player_2": "rock"})
     assert all(terms.values()) and rewards == {"player_1": 1.0, "player_2": 0.0}
     assert infos["player_1"]["placements"] == {1: 1, 2: 2}
     with pytest.raises(Exception, match="episode is over"):

@@ -36,7 +36,7 @@ def play(env: Any, agent: Any, num_players: int | None = None, seed: int = 3) ->
     env.reset(num_players=num_players or len(env.spec.controlled), seed=seed)
     done = False
     while not done:
-        player_id, observation = env.get_observation()
+        _player_id, observation = env.get_observation()
         done, _info = env.step(action=agent(observation))
     return env.close()
 
