@@ -35,7 +35,7 @@ from stille_post.envs.episode import (
     action_of,
     episode_spec,
 )
-from stille_post.envs.gym_env import StillePostGym
+from stille_post.envs.gymnasium_env import StillePostGym
 from stille_post.envs.pettingzoo_env import (
     StillePostAEC,
     StillePostParallel,
@@ -118,7 +118,7 @@ def textarena_env(game: str, *, controlled: int | Sequence[int] | None = None,
                   **options: Any) -> Any:
     """A `textarena.Env` of `game` (arguments as `aec_env`); `reset(num_players, seed)`
     sets the number of seats when `controlled` is not given."""
-    from stille_post.envs.textarena_env import make
+    from stille_post.envs.arena import make
 
     online = bool(options.pop("online", False))
     models = options.pop("models", None)

@@ -1,10 +1,10 @@
 """One game as an episode that a caller steps through: the core of every environment.
 
-A seat the caller controls is an `LLMPlayer` whose provider is the caller: when the
-engine asks that seat, the player renders the game's `ChatRequest` as for a model, and
-`CallerProvider.complete` parks it as a pending `Turn` and waits for the caller's action.
-Re-asks, validation, adherence and prompts are therefore exactly a model's, for every
-game, with no game-specific code here.
+A seat the caller controls is a `CallerSeat`: an `LLMPlayer` whose model is the caller.
+When the engine asks that seat, the decision is parked as a pending `Turn`, whose
+request is the one the game's prompts render for a model, and the seat waits for the
+caller's action. Re-asks, validation, adherence and prompts are therefore exactly a
+model's, for every game, with no game-specific code here.
 
 The engine is async and the environments' APIs are not. An `Episode` owns an event loop
 and runs the game as a task on it, but only inside `start` and `answer`: the loop runs
@@ -37,11 +37,16 @@ from stille_post.core.events import EventSink
 from stille_post.core.outcome import GameOutcome
 from stille_post.core.rewards import RewardScheme, rewards
 from stille_post.core.rng import derive_rng, make_rng
-from stille_post.envs import records
 from stille_post.games.kit.definition import BotContext, GameDefinition, SetupContext
 from stille_post.games.kit.setup import LLMFactory, PreparedGame, build_config
-from stille_post.players.base import Action, Decision, Player
-from stille_post.players.llm import LLMPlayer
+from stille_post.players.base import Action, Decision, Player, is_instant
+from stille_post.players.llm import (
+    UNREADABLE_REPLY,
+    LLMPlayer,
+    safe_completion,
+    safe_text,
+    with_generation,
+)
 from stille_post.players.llm_seats import SeatFactory, make_llm_factory
 from stille_post.players.specs import SeatSpec
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, ToolCall, Usage
@@ -119,42 +124,76 @@ def action_of(answer: Action) -> str | dict[str, Any]:
 
 # --- the caller's seats -------------------------------------------------------------------
 
-@dataclass
 class Turn:
-    """A decision waiting for the caller: what the seat's model would be sent."""
+    """A decision waiting for the caller. `request` is what the seat's model would be
+    sent, rendered by the game's prompts on first use: a policy that never looks (a bot,
+    a random one) never pays for it."""
 
-    seat: int
-    decision: Decision[Any]
-    request: ChatRequest
-    future: asyncio.Future[Completion]
-    attempt: int  # 0 for the first ask of this decision, then 1, 2, ... for re-asks
+    __slots__ = ("_render", "_request", "attempt", "decision", "future", "observed", "seat")
 
-
-class CallerProvider:
-    """The provider of a caller's seat: its `complete` is answered by `Episode.answer`."""
-
-    def __init__(self, episode: Episode, seat: int) -> None:
-        self.episode = episode
+    def __init__(self, seat: int, decision: Decision[Any],
+                 render: Callable[[], ChatRequest], future: asyncio.Future[Completion],
+                 attempt: int) -> None:
         self.seat = seat
-        self.decision: Decision[Any] | None = None  # set by the seat before each ask
+        self.decision = decision
+        self._render = render
+        self._request: ChatRequest | None = None
+        self.future = future
+        self.attempt = attempt  # 0 for a decision's first ask, then 1, 2, ... (re-asks)
+        self.observed: Any = None  # the environments' observation of it, once made
 
-    async def complete(self, request: ChatRequest) -> Completion:
-        assert self.decision is not None
-        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
-        attempt = 0 if self.decision.repair is None else self.episode.attempts[self.seat] + 1
-        self.episode.attempts[self.seat] = attempt
-        self.episode.park(Turn(self.seat, self.decision, request, future, attempt))
-        return await future
+    @property
+    def request(self) -> ChatRequest:
+        if self._request is None:
+            self._request = self._render()
+        return self._request
 
 
 class CallerSeat(LLMPlayer):
-    """An LLM seat whose model is the caller."""
+    """An LLM seat whose model is the caller: what `LLMPlayer.decide` does, with the
+    request rendered only when the caller looks at it (`Turn.request`) and the reply
+    coming from `Episode.answer`. The reply is made safe as a model's is
+    (players/llm.py `safe_completion`: keys masked, control characters replaced), and an
+    unreadable one becomes the same placeholder call, which the game re-asks."""
+
+    def __init__(self, episode: Episode, seat: int, prompts: Any, name: str) -> None:
+        super().__init__(_NoProvider(), prompts, name=name)
+        self.episode = episode
+        self.seat = seat
+
+    def request_for(self, decision: Decision[Any]) -> ChatRequest:
+        """Exactly the request `LLMPlayer.decide` sends for `decision`."""
+        request = self.prompts.render(decision)
+        gen = self.generation
+        if decision.generation is not None:  # precedence: seat < phase
+            gen = decision.generation.over(gen)
+        if gen is not None:
+            request = with_generation(request, gen)
+        self.last_request = request
+        return request
 
     async def decide(self, decision: Decision[Any]) -> Action:
-        provider = self.provider
-        assert isinstance(provider, CallerProvider)
-        provider.decision = decision
-        return await super().decide(decision)
+        episode = self.episode
+        future: asyncio.Future[Completion] = episode.loop().create_future()
+        attempt = 0 if decision.repair is None else episode.attempts[self.seat] + 1
+        episode.attempts[self.seat] = attempt
+        episode.park(Turn(self.seat, decision, lambda: self.request_for(decision), future,
+                          attempt))
+        try:
+            completion = await future
+        except MalformedReply as exc:
+            return Action(text="", tool_calls=(ToolCall(
+                UNREADABLE_REPLY, {}, malformed=f"the reply could not be read: "
+                f"{safe_text(str(exc))}"),))
+        text, calls = safe_completion(completion)
+        return Action(text=text, tool_calls=calls, usage=completion.usage, model=CALLER_MODEL)
+
+
+class _NoProvider:
+    """A caller's seat calls no provider (its `decide` waits for `Episode.answer`)."""
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        raise AssertionError("a caller's seat is answered by the caller")
 
 
 @dataclass
@@ -231,6 +270,8 @@ def episode_spec(
             not c.isprintable() or c in ", " for c in label):
         raise ConfigError(f"label {label!r}: a short name without spaces or commas")
     if transcripts is not None:
+        from stille_post.envs import records  # the tournament layer, only when recording
+
         records.check_folder(Path(transcripts), definition.name)
     spec = EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
                        preset, label, reward,  # type: ignore[arg-type]
@@ -321,8 +362,8 @@ _COUNTER = itertools.count()
 class Episode:
     """One game, stepped by the caller. Made by `start`; finished when `done`."""
 
-    def __init__(self, spec: EpisodeSpec, seed: int, *, watch: EventSink | None = None
-                 ) -> None:
+    def __init__(self, spec: EpisodeSpec, seed: int, *, watch: EventSink | None = None,
+                 loop: asyncio.AbstractEventLoop | None = None                 ) -> None:
         self.spec = spec
         self.seed = seed
         self.attempts: dict[int, int] = dict.fromkeys(spec.controlled, 0)
@@ -332,13 +373,18 @@ class Episode:
         self.steps = 0
         self._bots: dict[tuple[int, str], Player] = {}
         self._watch = watch
-        self._loop: asyncio.AbstractEventLoop | None = PausedClockLoop()
-        self._signal: asyncio.Future[None] | None = None
+        # The environment's loop, reused episode after episode (`close_loop` ends it);
+        # an episode made without one has a loop of its own, closed with it.
+        self._own_loop = loop is None
+        self._loop: asyncio.AbstractEventLoop | None = loop if loop is not None \
+            else PausedClockLoop()
         self._part: Path | None = None
         self._factory: SeatFactory | None = None  # LLM opponents' providers (online)
         self._context = self._prepare()
         prepared = self._prepared
         if spec.transcripts is not None:
+            from stille_post.envs import records
+
             records.open_folder(spec.transcripts, spec.definition.name)
             path = records.new_path(spec.transcripts, spec.definition.name, seed)
             self._part = records.part_path(path, next(_COUNTER))
@@ -358,10 +404,11 @@ class Episode:
         return ctx
 
     def _seat(self, seat: int) -> Player:
-        return CallerSeat(CallerProvider(self, seat), self.spec.definition.prompts,
-                          name=self.spec.label)
+        return CallerSeat(self, seat, self.spec.definition.prompts, self.spec.label)
 
     async def _record(self, prepared: PreparedGame, part: Path) -> GameOutcome:
+        from stille_post.envs import records
+
         run = await play_prepared(prepared, seed=self.seed, out=part, watch=self._watch)
         folder = self.spec.transcripts
         assert folder is not None
@@ -374,23 +421,28 @@ class Episode:
 
     # --- running ---
 
+    def loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None
+        return self._loop
+
     def park(self, turn: Turn) -> None:
         self.turns[turn.seat] = turn
-        if self._signal is not None and not self._signal.done():
-            self._signal.set_result(None)
+        if self._loop is not None:
+            self._loop.stop()  # `_run` returns once this round of callbacks is done
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
-        if self._signal is not None and not self._signal.done():
-            self._signal.set_result(None)
+        if self._loop is not None:
+            self._loop.stop()
 
     def _run(self) -> None:
-        """Run the game until a decision is pending for the caller or the game is over."""
+        """Run the game until a decision is pending for the caller or the game is over.
+        The loop stops itself (`park`, `_finished`) after the round of callbacks in which
+        that happened: seats asked at the same moment are all pending by then."""
         loop = self._loop
         assert loop is not None
-        while not self.turns and not self._task.done():
-            self._signal = loop.create_future()
-            with outside_running_loop():
-                loop.run_until_complete(self._signal)
+        with outside_running_loop():
+            while not self.turns and not self._task.done():
+                loop.run_forever()
         if self._task.done() and self.outcome is None:
             exc = self._task.exception() if not self._task.cancelled() else None
             if exc is not None:  # the engine turns its own bugs into aborted games
@@ -467,16 +519,19 @@ class Episode:
         if turn is None:
             raise EpisodeError(f"seat {seat} has no decision pending")
         player = self.bot(seat, name)
-        loop = self._loop
-        assert loop is not None
-        with outside_running_loop():
-            answer = loop.run_until_complete(player.decide(turn.decision))
+        if is_instant(player):
+            answer = _answer_now(player.decide(turn.decision), player.name)
+        else:
+            with outside_running_loop():
+                answer = self.loop().run_until_complete(player.decide(turn.decision))
         return action_of(answer)
 
     # --- closing ---
 
     def close(self) -> None:
-        """Cancel an unfinished game and free everything it held; idempotent."""
+        """Cancel an unfinished game and free what it held (its task, its opponents'
+        connections, an unfinished transcript); the environment's loop stays, for the
+        next episode. Idempotent."""
         loop, self._loop = self._loop, None
         if loop is None:
             return
@@ -488,15 +543,37 @@ class Episode:
                         loop.run_until_complete(self._task)
                 if self._factory is not None:  # the opponents' connections, on their loop
                     loop.run_until_complete(self._factory.aclose())
-                loop.run_until_complete(loop.shutdown_asyncgens())
-                loop.run_until_complete(loop.shutdown_default_executor())
         finally:
-            loop.close()
             self.turns.clear()
             if self._part is not None:
                 with contextlib.suppress(OSError):
                     self._part.unlink()
                 self._part = None
+            if self._own_loop:
+                close_loop(loop)
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """End an environment's loop (its episodes closed first): async generators, the
+    default executor's threads, the loop's own file descriptors."""
+    if loop.is_closed():
+        return
+    try:
+        with outside_running_loop():
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()
+
+
+def _answer_now(coro: Any, name: str) -> Action:
+    """The answer of a bot that never suspends (`instant`), without running a loop."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise EpisodeError(f"bot {name} is marked instant but waited for something")
 
 
 class PausedClockLoop(asyncio.SelectorEventLoop):
@@ -521,6 +598,7 @@ class PausedClockLoop(asyncio.SelectorEventLoop):
             self._stopped_at = time.monotonic()
 
 
-__all__ = ["ACTION_HELP", "ENV_LABEL", "CallerSeat", "Episode", "EpisodeError",
+__all__ = ["ACTION_HELP", "ENV_LABEL", "CallerSeat", "Episode", "EpisodeError", "PausedClockLoop",
+           "close_loop",
            "EpisodeSpec", "Turn", "action_of", "completion_of", "episode_spec"]
 

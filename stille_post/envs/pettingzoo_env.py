@@ -23,8 +23,14 @@ from typing import Any, ClassVar
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from stille_post.envs.episode import Episode, EpisodeError, EpisodeSpec
-from stille_post.envs.observation import observation, request_text
+from stille_post.envs.episode import (
+    Episode,
+    EpisodeError,
+    EpisodeSpec,
+    PausedClockLoop,
+    close_loop,
+)
+from stille_post.envs.observation import SeatView, observation, request_text
 from stille_post.envs.spaces import ChatObservation, Reply
 
 IDLE = {"seat": 0, "kind": "", "attempt": 0, "repair": "", "system": "", "messages": [],
@@ -36,27 +42,37 @@ def agent_name(seat: int) -> str:
 
 
 class _Episodes:
-    """The episode an environment is playing, with its seeds: the one given first, then
-    the next ones (S, S+1, ... as a tournament plays), or fresh ones."""
+    """The episode an environment is playing, on the environment's one event loop, with
+    its seeds: the one given first, then the next ones (S, S+1, ... as a tournament
+    plays), or fresh ones."""
 
     def __init__(self, spec: EpisodeSpec, seed: int | None) -> None:
         self.spec = spec
         self.next_seed = seed
         self.episode: Episode | None = None
+        self.loop: PausedClockLoop | None = None
 
     def start(self, seed: int | None) -> Episode:
-        self.close()
+        if self.episode is not None:
+            self.episode.close()
         if seed is None:
             seed = self.next_seed if self.next_seed is not None else secrets.randbelow(2**31)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise EpisodeError(f"seed {seed!r}: a non-negative integer")
         self.next_seed = seed + 1
-        self.episode = Episode(self.spec, seed)
+        if self.loop is None or self.loop.is_closed():
+            self.loop = PausedClockLoop()
+        self.episode = Episode(self.spec, seed, loop=self.loop)
         return self.episode
 
     def close(self) -> None:
-        if self.episode is not None:
-            self.episode.close()
+        """The episode, then the loop (an environment closed, or collected)."""
+        try:
+            if self.episode is not None:
+                self.episode.close()
+        finally:
+            if self.loop is not None:
+                close_loop(self.loop)
 
 
 def _outcome_info(episode: Episode) -> dict[str, Any]:
@@ -114,6 +130,7 @@ class StillePostAEC(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._observations = {a: dict(IDLE, seat=self.seats[a]) for a in self.agents}
+        self._views = {seat: SeatView() for seat in self.seats.values()}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._sync(episode)
@@ -131,13 +148,19 @@ class StillePostAEC(AECEnv):
             return
         for seat in episode.pending():
             turn = episode.turns[seat]
-            agent = agent_name(seat)
-            self._observations[agent] = observation(turn)
-            self.infos[agent] = {"decision": turn.decision, "seat": seat,
-                                 "kind": turn.decision.kind, "attempt": turn.attempt}
+            self.infos[agent_name(seat)] = {"decision": turn.decision, "seat": seat,
+                                            "kind": turn.decision.kind,
+                                            "attempt": turn.attempt}
         self.agent_selection = agent_name(episode.pending()[0])
 
     def observe(self, agent: str) -> dict[str, Any]:
+        """The request of the agent's pending decision (made when first observed); an
+        agent with none observes its last one (an empty one before its first)."""
+        episode = self.episode
+        seat = self.seats[agent]
+        turn = episode.turns.get(seat) if episode is not None else None
+        if turn is not None:
+            self._observations[agent] = observation(turn, self._views[seat])
         return self._observations[agent]
 
     def step(self, action: Any) -> None:
@@ -202,7 +225,9 @@ class StillePostParallel(ParallelEnv):
         episode = self._episodes.start(seed)
         self.agents = list(self.possible_agents)
         self._observations = {a: dict(IDLE, seat=self.seats[a]) for a in self.agents}
-        return self._report(episode)[0], self._report(episode)[4]
+        self._views = {seat: SeatView() for seat in self.seats.values()}
+        report = self._report(episode)
+        return report[0], report[4]
 
     def _report(self, episode: Episode) -> tuple[Any, Any, Any, Any, Any]:
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
@@ -218,7 +243,7 @@ class StillePostParallel(ParallelEnv):
             for seat in episode.pending():
                 turn = episode.turns[seat]
                 agent = agent_name(seat)
-                self._observations[agent] = observation(turn)
+                self._observations[agent] = observation(turn, self._views[seat])
                 infos[agent] = {"decision": turn.decision, "seat": seat,
                                 "kind": turn.decision.kind, "attempt": turn.attempt}
         observations = {a: self._observations[a] for a in self.agents}

@@ -54,24 +54,31 @@ def test_the_game_alone_is_enough() -> None:
     env.close()
 
 
-def test_an_observation_is_the_request_the_seat_s_model_would_get() -> None:
-    """The same seed with an LLM seat (a script) at seat 1: its first request is the
-    environment's first observation of player_1."""
-    from stille_post.envs.episode import Episode, episode_spec
-    from stille_post.envs.observation import message_json, tool_json
-    from stille_post.games import get_game
+@pytest.mark.parametrize("game", ["stille-post", "connections"])
+def test_an_observation_is_the_request_the_seat_s_model_would_get(game: str) -> None:
+    """The request behind each observation equals what a real `LLMPlayer` (with a
+    scripted provider) sends for the same decision, phase generation settings included."""
+    import asyncio
 
-    spec = episode_spec(get_game("stille-post"), controlled=None, opponents=None, options={})
-    episode = Episode(spec, 4)
-    turn = episode.turns[episode.pending()[0]]
-    # The request the seat's LLMPlayer rendered is the one observed, field by field.
-    env = aec_env("stille-post", seed=4)
+    from stille_post.envs.observation import message_json, tool_json
+    from stille_post.players.llm import LLMPlayer
+    from stille_post.providers.scripted import ScriptedProvider
+
+    env = aec_env(game, seed=4)
     env.reset()
-    obs = env.observe(env.agent_selection)
-    assert obs["system"] == turn.request.system
-    assert obs["messages"] == [message_json(m) for m in turn.request.messages]
-    assert obs["tools"] == [tool_json(t) for t in turn.request.tools]
-    episode.close()
+    for _ in range(6):
+        obs, *_ = env.last()
+        turn = env.unwrapped.episode.turns[obs["seat"]]
+        provider = ScriptedProvider(["anything"])
+        model = LLMPlayer(provider, env.unwrapped.spec.definition.prompts, name="m")
+        asyncio.run(model.decide(turn.decision))
+        sent = provider.requests[0]
+        assert sent == turn.request
+        assert obs["system"] == sent.system
+        assert obs["messages"] == [message_json(m) for m in sent.messages]
+        assert obs["tools"] == [tool_json(t) for t in sent.tools]
+        assert obs["max_output_tokens"] == (sent.max_output_tokens or 0)
+        env.step(bot_action(env))
     env.close()
 
 
@@ -194,3 +201,26 @@ def test_step_or_observe_before_reset_is_pettingzoo_s_error() -> None:
     env = aec_env("toy-rps", seed=1)
     with pytest.raises(AssertionError, match="reset"):
         env.step("rock")
+
+
+@pytest.mark.parametrize("game", ["elimination", "stille-post"])
+def test_observations_reused_between_steps_equal_fresh_ones(game: str) -> None:
+    """A seat's observation reuses the messages converted for its previous one; every
+    observation of a whole game equals one made from scratch from the same request."""
+    from stille_post.envs.observation import SeatView, observation, request_text
+
+    env = aec_env(game, seed=6)
+    env.reset()
+    seen = 0
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        turn = env.unwrapped.episode.turns[env.unwrapped.seats[agent]]
+        turn.observed = None
+        fresh = observation(turn, SeatView())
+        assert obs == fresh and obs["text"] == request_text(turn.request)
+        seen += 1
+        env.step(bot_action(env, agent))
+    assert seen > 10

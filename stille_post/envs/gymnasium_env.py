@@ -19,7 +19,7 @@ import gymnasium
 from gymnasium.error import ResetNeeded
 
 from stille_post.envs.episode import Episode, EpisodeSpec
-from stille_post.envs.observation import observation, request_text
+from stille_post.envs.observation import SeatView, observation, request_text
 from stille_post.envs.pettingzoo_env import IDLE, _Episodes, _outcome_info
 from stille_post.envs.spaces import ChatObservation, Reply
 
@@ -42,6 +42,7 @@ class StillePostGym(gymnasium.Env[dict[str, Any], Any]):
         self._episodes = _Episodes(spec, seed)
         weakref.finalize(self, _Episodes.close, self._episodes)
         self._last = dict(IDLE, seat=self.seat)
+        self._view = SeatView()
         self._over = True
 
     @property
@@ -52,7 +53,7 @@ class StillePostGym(gymnasium.Env[dict[str, Any], Any]):
         turn = episode.turns.get(self.seat)
         if turn is None:  # the game is over
             return dict(self._last), _outcome_info(episode)
-        self._last = observation(turn)
+        self._last = observation(turn, self._view)
         return self._last, {"decision": turn.decision, "seat": self.seat,
                             "kind": turn.decision.kind, "attempt": turn.attempt}
 
@@ -61,6 +62,7 @@ class StillePostGym(gymnasium.Env[dict[str, Any], Any]):
         super().reset(seed=seed)
         episode = self._episodes.start(seed)
         self._last = dict(IDLE, seat=self.seat)
+        self._view = SeatView()
         self._over = False
         return self._observe(episode)
 
