@@ -1,9 +1,10 @@
 """The environments' speed, per game, on one core (CPU time of this process):
 
 - `steps_per_s`: steps of the PettingZoo AEC loop (`aec_env`, as a user gets it) per
-  second of CPU, for policies that do not read the observation (`last(observe=False)`;
-  the request is then never rendered) and for bots that read it (`bots_observing`): `bots` (each seat's default bot answers, through
-  `bot_action`: the CLI's default game), `random_valid` (each decision is answered by a
+  second of CPU, for policies that do not read the observation (`last(observe=False)`:
+  the request is then never rendered) and for bots that read it (`bots_observing`).
+  The policies: `bots` (each seat's default bot answers, through `bot_action`: the
+  CLI's default game), `random_valid` (each decision is answered by a
   bot of the game drawn at random: random but valid answers) and `random_text`
   (`action_space.sample()`: random words, most of which the rules refuse, so the seat is
   re-asked and forfeits).
@@ -82,7 +83,7 @@ def _random_bot_answer(episode: Any, seat: int, bots: tuple[str, ...],
     for name in rng.sample(bots, len(bots)):
         try:
             return episode.bot_action(seat, name)
-        except Exception:  # noqa: BLE001 - a bot not made for this seat
+        except Exception:  # a bot not made for this seat
             continue
     return "pass"
 
@@ -145,62 +146,65 @@ def _textarena_episode(seed: int, wrapped: bool) -> int:
 
 def measure(episodes: int) -> dict[str, Any]:
     out: dict[str, Any] = {"games": {}, "episodes": episodes}
+    seeds = range(1, episodes + 1)
     # TextArena's own game, measured first so that its import is not in any figure.
     import textarena  # noqa: F401
 
     theirs: dict[str, float] = {}
     for wrapped in (False, True):
         _textarena_episode(0, wrapped)  # warm-up
-        cpu, steps = _cpu(lambda w=wrapped: sum(_textarena_episode(s, w)  # type: ignore[misc]
-                                                  for s in range(1, episodes + 1)))
+        cpu, steps = _cpu(lambda w=wrapped: sum(  # type: ignore[misc]
+            _textarena_episode(s, w) for s in seeds))
         theirs["llm_observation_wrapper" if wrapped else "raw"] = round(steps / cpu)
     for game in GAMES:
-        _engine_game(game, 0)  # warm-up: data files, caches, first imports
-        _aec_episodes(game, range(1), "bots")
-        rates: dict[str, float] = {}
-        for policy, look in (("bots", False), ("random_valid", False),
-                             ("random_text", False), ("bots", True)):
-            cpu, steps = _cpu(lambda p=policy, w=look: _aec_episodes(  # type: ignore[misc]
-                game, range(1, episodes + 1), p, w))
-            rates[f"{policy}_observing" if look else policy] = round(steps / cpu)
-        # Interleaved, in blocks of seeds: the engine's bot games, then the same games
-        # stepped (by bots that do not look, then by bots that do).
-        engine = env = looking = 0.0
-        decisions = 0
-        for start in range(1, episodes + 1, 5):
-            block = range(start, min(start + 5, episodes + 1))
-            t, n = _cpu(lambda b=block: sum(_engine_game(game, s)  # type: ignore[misc]
-                                            for s in b))
-            engine += t
-            decisions += n
-            t, _ = _cpu(lambda b=block: _aec_episodes(game, b, "bots"))  # type: ignore[misc]
-            env += t
-            t, _ = _cpu(lambda b=block: _aec_episodes(game, b, "bots", True))  # type: ignore[misc]
-            looking += t
-        _ours_in_textarena(game, 0)
-        cpu, steps = _cpu(lambda: sum(_ours_in_textarena(game, s)
-                                      for s in range(1, episodes + 1)))
-        ours_wrapped = steps / cpu
-        out["games"][game] = {
-            "steps_per_s": rates,
-            "overhead": {
-                "engine_ms_per_game": round(engine / episodes * 1e3, 2),
-                "env_ms_per_game": round(env / episodes * 1e3, 2),
-                "per_step_us": round((env - engine) / decisions * 1e6, 1),
-                "fraction": round(env / engine - 1, 3),
-                "env_observing_ms_per_game": round(looking / episodes * 1e3, 2),
-                "fraction_observing": round(looking / engine - 1, 3),
-            },
-            "textarena": {
-                "game": TEXTARENA_GAME, "num_players": TEXTARENA_PLAYERS,
-                "steps_per_s": theirs,
-                "ours_with_llm_observation_wrapper": round(ours_wrapped),
-                "ratio_random_valid_to_theirs_raw": round(rates["random_valid"]
-                                                          / theirs["raw"], 2),
-                "ratio_wrapped": round(ours_wrapped / theirs["llm_observation_wrapper"], 2),
-            },
-        }
+        out["games"][game] = measure_game(game, seeds, theirs)
     return out
+
+
+def measure_game(game: str, seeds: range, theirs: dict[str, float]) -> dict[str, Any]:
+    _engine_game(game, 0)  # warm-up: data files, caches, first imports
+    _aec_episodes(game, range(1), "bots")
+    rates: dict[str, float] = {}
+    for policy, look in (("bots", False), ("random_valid", False), ("random_text", False),
+                         ("bots", True)):
+        cpu, steps = _cpu(lambda p=policy, w=look: _aec_episodes(  # type: ignore[misc]
+            game, seeds, p, w))
+        rates[f"{policy}_observing" if look else policy] = round(steps / cpu)
+    # Interleaved, in blocks of seeds: the engine's bot games, then the same games stepped
+    # (by bots that do not look, then by bots that do).
+    engine = env = looking = 0.0
+    decisions = 0
+    for start in range(seeds.start, seeds.stop, 5):
+        block = range(start, min(start + 5, seeds.stop))
+        t, n = _cpu(lambda b=block: sum(_engine_game(game, s) for s in b))  # type: ignore[misc]
+        engine += t
+        decisions += n
+        t, _ = _cpu(lambda b=block: _aec_episodes(game, b, "bots"))  # type: ignore[misc]
+        env += t
+        t, _ = _cpu(lambda b=block: _aec_episodes(game, b, "bots", True))  # type: ignore[misc]
+        looking += t
+    _ours_in_textarena(game, 0)
+    cpu, steps = _cpu(lambda: sum(_ours_in_textarena(game, s) for s in seeds))
+    ours_wrapped = steps / cpu
+    n = len(seeds)
+    return {
+        "steps_per_s": rates,
+        "overhead": {
+            "engine_ms_per_game": round(engine / n * 1e3, 2),
+            "env_ms_per_game": round(env / n * 1e3, 2),
+            "per_step_us": round((env - engine) / decisions * 1e6, 1),
+            "fraction": round(env / engine - 1, 3),
+            "env_observing_ms_per_game": round(looking / n * 1e3, 2),
+            "fraction_observing": round(looking / engine - 1, 3),
+        },
+        "textarena": {
+            "game": TEXTARENA_GAME, "num_players": TEXTARENA_PLAYERS,
+            "steps_per_s": theirs,
+            "ours_with_llm_observation_wrapper": round(ours_wrapped),
+            "ratio_random_valid_to_theirs_raw": round(rates["random_valid"] / theirs["raw"], 2),
+            "ratio_wrapped": round(ours_wrapped / theirs["llm_observation_wrapper"], 2),
+        },
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

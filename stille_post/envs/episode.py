@@ -571,7 +571,7 @@ def _answer_now(coro: Any, name: str) -> Action:
     try:
         coro.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     coro.close()
     raise EpisodeError(f"bot {name} is marked instant but waited for something")
 
@@ -598,7 +598,18 @@ class PausedClockLoop(asyncio.SelectorEventLoop):
             self._stopped_at = time.monotonic()
 
 
-__all__ = ["ACTION_HELP", "ENV_LABEL", "CallerSeat", "Episode", "EpisodeError", "PausedClockLoop",
-           "close_loop",
-           "EpisodeSpec", "Turn", "action_of", "completion_of", "episode_spec"]
+__all__ = [
+    "ACTION_HELP",
+    "ENV_LABEL",
+    "CallerSeat",
+    "Episode",
+    "EpisodeError",
+    "EpisodeSpec",
+    "PausedClockLoop",
+    "Turn",
+    "action_of",
+    "close_loop",
+    "completion_of",
+    "episode_spec",
+]
 

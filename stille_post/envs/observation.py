@@ -32,7 +32,7 @@ def observation(turn: Turn, view: SeatView | None = None) -> dict[str, Any]:
     in the conversation, not its whole length. Entries of `messages` are shared between
     a seat's observations: copy one before changing it."""
     if turn.observed is not None:
-        return turn.observed  # type: ignore[no-any-return]
+        return turn.observed
     request = turn.request
     view = view if view is not None else SeatView()
     messages, texts = view.update(request.messages)
@@ -51,7 +51,7 @@ def observation(turn: Turn, view: SeatView | None = None) -> dict[str, Any]:
         "max_output_tokens": request.max_output_tokens or 0,
         "text": "\n\n".join(parts),
     }
-    return turn.observed  # type: ignore[no-any-return]
+    return turn.observed
 
 
 class SeatView:
