@@ -11,7 +11,8 @@ and runs the game as a task on it, but only inside `start` and `answer`: the loo
 until a decision is pending or the game is over, then returns. No thread is involved.
 - The loop's clock stands still while the loop is not running (`PausedClockLoop`): the
   time a caller takes between two steps is not the game's, so no answer deadline
-  (kit/deadlines.py) ever fires on a caller, while an LLM opponent keeps its own.
+  (kit/deadlines.py) fires because of it, neither on the caller's seats nor on an
+  opponent whose answer is still on its way; an opponent's own slowness still counts.
 - Seats asked at the same moment (`ask_all`, parallel channels) are all pending
   together; `pending` lists them in seat order. None sees another's answer before all
   have answered, because the table emits the answers only when every seat has one.

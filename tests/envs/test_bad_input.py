@@ -46,6 +46,8 @@ def test_an_action_of_the_wrong_type_is_refused_like_a_bad_reply(action: Any) ->
     assert outcome is not None and outcome.status == "completed"
     tally = outcome.adherence[1]
     assert tally["reasks"] == 1 and tally["forfeits"] == 1
+    # refused as an unreadable reply (a model's malformed answer), not read as some text
+    assert tally["errors"] == {"bad_arguments": 2}
     assert outcome.adherence[2]["forfeits"] == 0
 
 
@@ -103,3 +105,34 @@ def test_the_environments_work_inside_a_running_loop() -> None:
 
     info = asyncio.run(inside())
     assert info["status"] == "completed"
+
+
+class SlowAgent:
+    """An opponent that takes 10 ms of game time to answer (an agent plug-in seat)."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+
+    async def respond(self, request: Any) -> Any:
+        from stille_post.providers.base import Completion, Usage
+
+        await asyncio.sleep(0.01)
+        return Completion("paper", [], Usage(), "slow")
+
+
+def test_the_time_between_steps_is_not_the_game_s() -> None:
+    """A caller may think as long as it likes: the answer deadline (here 50 ms) counts
+    only the time the game runs, so an opponent asked at the same moment as the caller,
+    whose answer is still on its way, is not timed out by the caller's thinking."""
+    import time
+
+    env = parallel_env("toy-rps", seed=1, rounds=2, decision_timeout_s=0.05, controlled=[1],
+                       opponents=["python:tests.envs.test_bad_input:SlowAgent"])
+    env.reset()
+    for _ in range(2):
+        time.sleep(0.15)
+        env.step({"player_1": "rock"})
+    outcome = env.episode.outcome
+    assert outcome is not None
+    assert all(row["forfeits"] == 0 for row in outcome.adherence.values())
+    assert outcome.placements == {1: 2, 2: 1}
