@@ -51,7 +51,7 @@ from stille_post.players.llm import (
 from stille_post.players.llm_seats import SeatFactory, make_llm_factory
 from stille_post.players.specs import SeatSpec
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, ToolCall, Usage
-from stille_post.providers.models import load_models, using_models
+from stille_post.providers.models import ModelRegistry, load_models, using_models
 from stille_post.session import play_prepared, usage_json
 
 ENV_LABEL = "env"  # how a caller's seat is named in the transcript header
@@ -245,6 +245,7 @@ class EpisodeSpec:
     transcripts: Path | None  # a results folder (envs/records.py)
     online: bool = False  # LLM opponents call the live APIs (keys from the environment)
     models: Path | None = None  # the model registry file (`--models`)
+    registry: ModelRegistry | None = None  # read from it once, for every episode
 
 
 def episode_spec(
@@ -277,7 +278,8 @@ def episode_spec(
     spec = EpisodeSpec(definition, n, seats, players, dict(options), dict(roles or {}),
                        preset, label, reward,  # type: ignore[arg-type]
                        Path(transcripts) if transcripts is not None else None,
-                       bool(online), Path(models) if models is not None else None)
+                       bool(online), Path(models) if models is not None else None,
+                       load_models(Path(models) if models is not None else None))
     # The seats' specs, checked by the game's own set-up (no game is played, no model
     # client made: an LLM opponent's key is checked when its first episode starts).
     _set_up(spec, 0, lambda seat: _Unseated(),
@@ -300,7 +302,7 @@ def _set_up(spec: EpisodeSpec, seed: int, make_seat: Callable[[int], Player],
     kit's `prepare` with the caller's seats swapped in (`_EnvSetup`), under the model
     registry a `model:ALIAS` opponent is read against."""
     definition = spec.definition
-    with using_models(load_models(spec.models)):
+    with using_models(spec.registry or load_models(spec.models)):
         config = build_config(definition, spec.options, spec.players, spec.preset)
         ctx = _EnvSetup(definition, config, seed, make_rng(seed),
                         list(spec.players) if spec.players is not None else None,
@@ -400,7 +402,7 @@ class Episode:
 
     def _prepare(self) -> _EnvSetup:
         if self.spec.online:
-            self._factory = make_llm_factory(models=load_models(self.spec.models))
+            self._factory = make_llm_factory(models=self.spec.registry)
         ctx, self._prepared = _set_up(self.spec, self.seed, self._seat, self._factory)
         return ctx
 
