@@ -46,13 +46,26 @@ def _cpu(fn: Callable[[], int]) -> tuple[float, int]:
     return time.process_time() - t0, steps
 
 
-def _aec_episodes(game: str, seeds: range, policy: str, look: bool = False) -> int:
-    """Episodes of the AEC loop on one environment (reset per seed, as training does);
-    `look`: the policy reads each observation (the request rendered as a model would get
-    it), as an LLM policy must. The number of steps."""
-    from stille_post.envs import aec_env, bot_action
+_ENVS: dict[str, Any] = {}
 
-    env = aec_env(game)
+
+def _env(game: str) -> Any:
+    """One AEC environment per game, made before any timing (making one checks the
+    game's set-up once): the episodes reset it, as training does."""
+    from stille_post.envs import aec_env
+
+    if game not in _ENVS:
+        _ENVS[game] = aec_env(game)
+    return _ENVS[game]
+
+
+def _aec_episodes(game: str, seeds: range, policy: str, look: bool = False) -> int:
+    """Episodes of the AEC loop, reset per seed; `look`: the policy reads each
+    observation (the request rendered as a model would get it), as an LLM policy must.
+    The number of steps."""
+    from stille_post.envs import bot_action
+
+    env = _env(game)
     raw = env.unwrapped
     bots = raw.spec.definition.bot_names
     steps = 0
@@ -72,7 +85,6 @@ def _aec_episodes(game: str, seeds: range, policy: str, look: bool = False) -> i
                 action = env.action_space(agent).sample()
             env.step(action)
             steps += 1
-    env.close()
     return steps
 
 
@@ -158,6 +170,7 @@ def measure(episodes: int) -> dict[str, Any]:
         theirs["llm_observation_wrapper" if wrapped else "raw"] = round(steps / cpu)
     for game in GAMES:
         out["games"][game] = measure_game(game, seeds, theirs)
+        _ENVS.pop(game).close()
     return out
 
 

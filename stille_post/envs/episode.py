@@ -6,9 +6,10 @@ request is the one the game's prompts render for a model, and the seat waits for
 caller's action. Re-asks, validation, adherence and prompts are therefore exactly a
 model's, for every game, with no game-specific code here.
 
-The engine is async and the environments' APIs are not. An `Episode` owns an event loop
-and runs the game as a task on it, but only inside `start` and `answer`: the loop runs
-until a decision is pending or the game is over, then returns. No thread is involved.
+The engine is async and the environments' APIs are not. An `Episode` runs the game as a
+task on the environment's event loop, but only while it is made and inside `answer`:
+the loop runs until a decision is pending or the game is over, then returns. No thread
+is involved.
 - The loop's clock stands still while the loop is not running (`PausedClockLoop`): the
   time a caller takes between two steps is not the game's, so no answer deadline
   (kit/deadlines.py) fires because of it, neither on the caller's seats nor on an
@@ -16,8 +17,9 @@ until a decision is pending or the game is over, then returns. No thread is invo
 - Seats asked at the same moment (`ask_all`, parallel channels) are all pending
   together; `pending` lists them in seat order. None sees another's answer before all
   have answered, because the table emits the answers only when every seat has one.
-- `close()` (also run when an environment is garbage-collected) cancels the game, runs
-  the loop until the task is gone, closes the loop, and removes an unfinished transcript.
+- `close()` (also run when an environment is reset midway, closed or garbage-collected)
+  cancels the game, runs the loop until the task is gone, closes the opponents'
+  connections and removes an unfinished transcript; `close_loop` then ends the loop.
 """
 
 from __future__ import annotations

@@ -108,13 +108,14 @@ def test_the_folder_holds_one_game(tmp_path: Path) -> None:
         aec_env("chameleon", transcripts=tmp_path)
 
 
-def test_view_and_report_read_environment_games(tmp_path: Path) -> None:
+def test_view_report_and_leaderboard_read_environment_games(tmp_path: Path) -> None:
     folder = tmp_path / "episodes"
     for seed in (1, 2, 3):
         env_game("chameleon", folder, seed=seed)
     one = next((folder / "games").glob("*.jsonl"))
     done = run_many([["view", str(one), "--out", str(tmp_path / "one.html")],
-                     ["report", str(folder), "--json", "--passes", "2"]],
+                     ["report", str(folder), "--json", "--passes", "2"],
+                     ["leaderboard", str(folder), "--out", str(tmp_path / "board")]],
                     cwd=os.getcwd(), env=keyless_env())
     assert done[0].returncode == 0, done[0].stderr
     assert (tmp_path / "one.html").stat().st_size > 1000
@@ -122,3 +123,6 @@ def test_view_and_report_read_environment_games(tmp_path: Path) -> None:
     report = json.loads(done[1].stdout)
     assert report["games"]["completed"] == 3, report["games"]
     assert "env" in json.dumps(report["leaderboard"])  # the caller's seats are a player
+    assert done[2].returncode == 0, done[2].stderr
+    board = json.loads((tmp_path / "board" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert "env" in json.dumps(board)

@@ -12,6 +12,7 @@ ta = pytest.importorskip("textarena")
 
 from stille_post.envs import bot_action, textarena_env  # noqa: E402
 from tests.emulators.server import running  # noqa: E402
+from tests.slowparams import fast_only  # noqa: E402
 
 from .conftest import BUILT_IN  # noqa: E402
 
@@ -41,7 +42,8 @@ def play(env: Any, agent: Any, num_players: int | None = None, seed: int = 3) ->
     return env.close()
 
 
-@pytest.mark.parametrize("game", BUILT_IN)
+@pytest.mark.parametrize("game", fast_only(BUILT_IN, {"stille-post", "elimination",
+                                                    "chameleon"}))
 def test_a_text_agent_plays_a_whole_game_through_the_llm_wrapper(game: str) -> None:
     base = textarena_env(game)
     env = ta.wrappers.LLMObservationWrapper(base)
