@@ -101,3 +101,20 @@ def test_textarena_s_own_openai_agent_plays_unchanged(game: str) -> None:
     assert base.episode.outcome.status == "completed"
     assert set(rewards) == set(range(len(base.spec.controlled)))
     assert sum(info["turn_count"] for info in game_info.values()) > 0
+
+
+def test_the_loops_of_docs_envs_md_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/envs.md's random-policy loop for each interface runs as written."""
+    import re
+    import warnings
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "envs.md").read_text("utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert [b for b in blocks if "aec_env(" in b] and [b for b in blocks if "parallel_env(" in b]
+    assert [b for b in blocks if "gymnasium.make(" in b] and [b for b in blocks if "ta.Agent" in b]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for block in blocks:
+            exec(compile(block, "docs/envs.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("{1: ")  # the AEC loop's placements
