@@ -114,7 +114,8 @@ async def play_async(
         factory = stack.enter_context(llm_session(
             online=online, record=Path(record) if record is not None else None,
             replay=Path(replay) if replay is not None else None,
-            models=Path(models) if models is not None else None))
+            models=Path(models) if models is not None else None,
+            seats=[*(seats or []), *(roles or {}).values()]))
         try:
             run = await play_game(definition.name, seed=seed, out=out, players=seats,
                                   options=dict(options or {}), roles=dict(roles or {}),

@@ -73,7 +73,9 @@ def tournament(game: str, *, out: PathLike | None = None, online: bool = False,
     with llm_session(online=online, record=None,
                      replay=Path(replay) if replay is not None else None,
                      keep_providers=False, models=resolved.models,
-                     max_in_flight=resolved.max_in_flight) as factory:
+                     max_in_flight=resolved.max_in_flight,
+                     seats=[*(resolved.players or ()), *(resolved.pool or ()),
+                            *(resolved.roles or {}).values()]) as factory:
         config = resolved.config()
         caps = caps_of(resolved)
         check_caps(config, caps, resolved.workers)
