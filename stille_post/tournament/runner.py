@@ -316,8 +316,10 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                     stats.skipped += 1
                     finished(kept.status != "completed", 0, 0.0)
                     continue
-                if budget is not None and not budget.may_start(spec):
-                    break  # a cap: no new game starts; the running ones finish
+                if budget is not None and not await budget.admit(spec):
+                    # A cap: no new game starts; the running ones finish. (`admit` waits
+                    # while a game's cost is unknown: games start one at a time then.)
+                    break
                 part: Path | None = None
                 try:
                     played = await _play_one(config, out, spec, factory)
