@@ -22,3 +22,16 @@ class WrongType:
 
 
 NOT_CALLABLE = 3
+
+
+class Thinks:
+    """An async agent that takes a minute over every answer (it awaits: the loop runs on)."""
+
+    def __init__(self, context: Any) -> None:
+        pass
+
+    async def respond(self, request: Any) -> Any:
+        import asyncio
+
+        await asyncio.sleep(60)
+        raise AssertionError("never answers in a test")
