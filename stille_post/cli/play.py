@@ -9,9 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import secrets
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,8 @@ from stille_post.cli.gameopts import (
 from stille_post.cli.render import LiveRenderer
 from stille_post.cli.warnings import llm_seat_warnings
 from stille_post.core.errors import UsageError
-from stille_post.core.transcript import INTERRUPTED, Transcript, TranscriptError, publish
+from stille_post.core.stopping import INTERRUPTED, STOP_REASONS, detach_output, is_hangup
+from stille_post.core.transcript import Transcript, TranscriptError, publish
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
@@ -172,14 +171,6 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         raise typer.Exit(1)
 
 
-STOP_REASONS: dict[int, str] = {
-    signal.SIGINT: INTERRUPTED,
-    signal.SIGTERM: "terminated (SIGTERM)",
-    **({signal.SIGHUP: "the terminal was closed (SIGHUP)"} if hasattr(signal, "SIGHUP")
-       else {}),
-}
-
-
 class _Stop:
     """Ctrl-C, SIGTERM and SIGHUP during a game (closing the terminal window is how
     people leave). The first ends the game as aborted with the signal's reason, in a valid
@@ -208,20 +199,12 @@ class _Stop:
         first = self.reason is None
         if first:
             self.reason = STOP_REASONS[signum]
-            if signum == getattr(signal, "SIGHUP", None):
-                _detach_output()
+            if is_hangup(signum):
+                detach_output()
             if self.host.interrupt(self.reason):
                 return
         if task is not None:
             task.cancel()
-
-
-def _detach_output() -> None:
-    with contextlib.suppress(OSError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        for fd in (1, 2):
-            os.dup2(null, fd)
-        os.close(null)
 
 
 def _place(path: Path) -> list[Path]:

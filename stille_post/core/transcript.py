@@ -38,6 +38,7 @@ from typing import Any
 from stille_post import __version__
 from stille_post.core.events import Event, visible_to
 from stille_post.core.outcome import OutcomeSummary
+from stille_post.core.stopping import INTERRUPTED
 
 # 2: the result's `summary` is the typed OutcomeSummary (winners, eliminated, valid,
 # turns, notes, details); version 1 summaries were one flat, game-specific mapping.
@@ -196,9 +197,6 @@ class TranscriptWriter:
     def finished(self) -> bool:
         """Whether the result line was written."""
         return self._finished
-
-
-INTERRUPTED = "interrupted (Ctrl-C)"
 
 
 def abort_reason(exc: BaseException | None) -> str:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -24,6 +22,7 @@ from typing import Any
 import pytest
 
 from stille_post.core.transcript import Transcript, TranscriptWriter, publish
+from tests.seats.ptyplay import Pty
 from tests.slowparams import fast_only
 
 pytestmark = pytest.mark.heavy  # a few seconds each: handed out first (conftest.py)
@@ -32,69 +31,6 @@ ROOT = Path(__file__).resolve().parents[2]
 ENTRY = "from stille_post.cli import main; main()"
 GAME = ["play", "chameleon", "--seed", "3"]
 THINKS = "python:tests.seats.bad_agents:Thinks"  # an async agent that takes a minute
-
-
-class Pty:
-    """`stille-post ARGS` on a pseudo-terminal, its screen read as it comes."""
-
-    def __init__(self, args: list[str]) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the CLI, with the pty as its controlling terminal
-            os.chdir(ROOT)
-            os.environ["COLUMNS"] = "120"
-            os.execv(sys.executable, [sys.executable, "-c", ENTRY, *args])
-        self.screen = ""
-        self.status: int | None = None
-
-    def read(self, until: float) -> bool:
-        """Read what is ready until `until` (monotonic); False once the pty is closed."""
-        while self.fd >= 0 and time.monotonic() < until:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(self.fd, 65536)
-            except OSError:
-                return False
-            if not chunk:
-                return False
-            self.screen += chunk.decode("utf-8", "replace")
-        return True
-
-    def wait_for(self, pattern: str, timeout_s: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout_s
-        while not re.search(pattern, self.screen):
-            if time.monotonic() > deadline or not self.read(time.monotonic() + 0.1):
-                self.kill()
-                raise AssertionError(f"never showed {pattern!r}:\n{self.screen[-2000:]}")
-
-    def exit_code(self, timeout_s: float = 20.0) -> int:
-        """Wait for the process (reading its screen meanwhile, so it never blocks on
-        a full pty); fails if it takes longer than `timeout_s`."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(self.pid, os.WNOHANG)
-            if done:
-                self.status = os.waitstatus_to_exitcode(status)
-                self.read(time.monotonic() + 0.2)
-                self.close()
-                return self.status
-            if not self.read(time.monotonic() + 0.05):
-                time.sleep(0.05)
-        self.kill()
-        raise AssertionError(f"still running after {timeout_s} s:\n{self.screen[-2000:]}")
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def kill(self) -> None:
-        if self.status is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.status = -9
-        self.close()
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -110,7 +46,7 @@ def _at_the_question(tmp_path: Path) -> tuple[Pty, Path, list[dict[str, Any]]]:
     at the person's first question. Returns the session, the transcript path and what
     the `.part` file held at that moment."""
     out = tmp_path / "game.jsonl"
-    session = Pty([*GAME, "--players", "human,bot,bot,bot", "--out", str(out)])
+    session = Pty([*GAME, "--players", "human,bot,bot,bot", "--out", str(out)], cwd=ROOT)
     session.wait_for(r"your answer[^\n]*> $")
     # Written as the game goes: the moves up to the question are already on disk.
     assert not out.exists()
@@ -160,7 +96,7 @@ def test_ctrl_c_before_the_first_question_says_interrupted(tmp_path: Path) -> No
     """Seat 1 (the first to speak) is an agent that thinks for a minute; the person in
     seat 2 has not been asked anything yet when Ctrl-C comes."""
     out = tmp_path / "game.jsonl"
-    session = Pty([*GAME, "--players", f"{THINKS},human,bot,bot", "--out", str(out)])
+    session = Pty([*GAME, "--players", f"{THINKS},human,bot,bot", "--out", str(out)], cwd=ROOT)
     deadline = time.monotonic() + 60
     while "turn_start" not in (_part(out).read_text(encoding="utf-8")
                                if _part(out).exists() else ""):
