@@ -8,7 +8,13 @@ LLM seat gets, an agent gets too: its own view only, the same sanitising, the sa
 corrective re-asks and forfeits. The engine cannot tell it from a model.
 
 - The plug-in is a callable (usually a class) taking an `AgentContext` and returning an
-  object with `respond(request) -> Completion` (async or plain).
+  object with `respond(request) -> Completion` (async or plain). A plain `respond` runs in
+  a thread of its own, off the event loop (`_OffLoop`): an agent that blocks stalls only
+  its own seat, and the game's answer deadline forfeits its turn as for a slow model.
+  An async `respond` runs on the loop: it must await, not block.
+- An agent is trusted code: it runs in the engine's process, which holds the deal and
+  the API keys. `--isolate-agents` runs each agent in a process of its own instead
+  (players/isolation.py).
 - `context.model` is the provider of the seat's `+MODEL` (built by the CLI's factory:
   `--online`, `--record`, `--replay` and models.toml apply to it), or None. Its calls go
   through a meter: the seat's usage (and so its dollars) is what the agent's model really
@@ -19,10 +25,13 @@ corrective re-asks and forfeits. The engine cannot tell it from a model.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import inspect
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib.metadata import entry_points
@@ -73,6 +82,60 @@ class MeteredProvider:
             await close()
 
 
+class _OffLoop:
+    """Calls an agent's plain `respond` in a daemon thread, one call at a time.
+
+    The asker awaits a future, so a deadline cancels the wait as for any model; the
+    thread cannot be stopped and finishes in its own time, its answer dropped. The next
+    call waits for it (an agent's state is never used by two threads at once), and so
+    a late agent forfeits the turns that come meanwhile. Daemon threads, each ending
+    with its call: a stuck one never holds the process at exit, and none is left idle."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._last: threading.Thread | None = None
+
+    async def call(self, respond: Callable[[ChatRequest], Any], request: ChatRequest) -> Any:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = loop.create_future()
+        gave_up = threading.Event()  # the asker stopped waiting: do not start the call
+        before = self._last
+
+        def settle(value: Any, error: BaseException | None) -> None:
+            if not answer.done():
+                if error is None:
+                    answer.set_result(value)
+                else:
+                    answer.set_exception(error)
+
+        def work() -> None:
+            if before is not None:
+                before.join()
+            if gave_up.is_set():
+                return
+            value, error = None, None
+            try:
+                value = respond(request)
+            except BaseException as exc:  # handed to the asker, which decides
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody asks
+                loop.call_soon_threadsafe(settle, value, error)
+
+        thread = threading.Thread(target=work, name=f"stille-post agent {self.name}",
+                                  daemon=True)
+        self._last = thread
+        thread.start()
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            gave_up.set()
+            raise
+
+
+def _is_async(method: Any) -> bool:
+    return inspect.iscoroutinefunction(method)
+
+
 class AgentProvider:
     """An agent as the provider behind an `LLMPlayer`."""
 
@@ -80,18 +143,21 @@ class AgentProvider:
         self.agent = agent
         self.name = name
         self.model = model
+        self._off_loop = _OffLoop(name)
 
     async def complete(self, request: ChatRequest) -> Completion:
         before = self.model.spent if self.model is not None else Usage()
         try:
-            reply = self.agent.respond(request)
+            respond = self.agent.respond
+            reply = respond(request) if _is_async(respond) \
+                else await self._off_loop.call(respond, request)
             if inspect.isawaitable(reply):
                 reply = await reply
         except (GameAborted, ProviderError):
             raise  # a replay miss aborts; the agent's model failing forfeits, as for a model
         except StillePostError as exc:
             raise ProviderError(f"agent {self.name} failed: {exc}") from exc
-        except Exception as exc:  # the plug-in's own bug: a logged forfeit, not a crash
+        except (Exception, SystemExit) as exc:  # the plug-in's own bug: a logged forfeit
             raise ProviderError(f"agent {self.name} raised {type(exc).__name__}: "
                                 f"{str(exc)[:200]}") from exc
         if not isinstance(reply, Completion):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 
@@ -81,3 +82,37 @@ class KillsItsProcess:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+# What `Blocks` waits for: a test sets it when it is done, so that no thread outlives it.
+RELEASE = threading.Event()
+BLOCK_S = 5.0
+
+
+class Blocks:
+    """A plain `respond` that blocks its thread for BLOCK_S (as `time.sleep` does), then
+    answers: before issue 36 item 7 it blocked the event loop and every game on it."""
+
+    def __init__(self, context: Any) -> None:
+        from examples.agents.rule_based import Agent
+
+        self.inner = Agent(context)
+
+    def respond(self, request: Any) -> Any:
+        RELEASE.wait(BLOCK_S)
+        return self.inner.respond(request)
+
+
+class Sleeps:
+    """`time.sleep(40)` in `respond`, exactly as issue 36 item 7 reports it."""
+
+    def __init__(self, context: Any) -> None:
+        from examples.agents.rule_based import Agent
+
+        self.inner = Agent(context)
+
+    def respond(self, request: Any) -> Any:
+        import time
+
+        time.sleep(40)
+        return self.inner.respond(request)
