@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import importlib
 import inspect
 import os
@@ -144,6 +145,7 @@ class AgentProvider:
         self.name = name
         self.model = model
         self._off_loop = _OffLoop(name)
+        self.model_seat: Any = None  # keeps the model's own seat (and so its provider)
 
     async def complete(self, request: ChatRequest) -> Completion:
         before = self.model.spent if self.model is not None else Usage()
@@ -236,16 +238,53 @@ def agent_player(spec: SeatSpec, *, game: str, seat: int, prompts: PromptBook,
     assert spec.agent is not None
     model: MeteredProvider | None = None
     generation: Any = None
+    model_seat: Player | None = None
+    wrappers: list[Any] = []
     if spec.agent_model is not None:
-        inner = model_player(parse_seat_spec(spec.agent_model, ()))
+        model_seat = model_player(parse_seat_spec(spec.agent_model, ()))
+        wrappers, inner = _unwrapped(model_seat)
         provider = getattr(inner, "provider", None)
         if provider is None:
             raise UsageError(f"seat {seat} ({spec.raw}): {spec.agent_model} is not a model")
         model = MeteredProvider(provider)
         generation = getattr(inner, "generation", None)
     agent = make_agent(spec.agent, AgentContext(game, seat, spec.raw, model))
-    return LLMPlayer(AgentProvider(agent, spec.raw, model), prompts, name=spec.raw,
-                     generation=generation)
+    provider_of_seat = AgentProvider(agent, spec.raw, model)
+    # The model's seat owns its provider: a tournament's pool takes the provider back
+    # when that player is freed (providers/pool.py), so it lives as long as the agent.
+    provider_of_seat.model_seat = model_seat
+    player: Player = LLMPlayer(provider_of_seat, prompts, name=spec.raw, generation=generation)
+    return _rewrapped(player, wrappers, spec.label)
+
+
+def _unwrapped(player: Any) -> tuple[list[Any], Any]:
+    """The decorators a factory put around a model's player (a run's rate limits and
+    budget caps: `LimitedPlayer`, `BudgetedPlayer`, each with `inner`), outermost first,
+    and the model's own player inside them."""
+    wrappers: list[Any] = []
+    while getattr(player, "provider", None) is None and getattr(player, "inner", None) \
+            is not None and len(wrappers) < 16:
+        wrappers.append(player)
+        player = player.inner
+    return wrappers, player
+
+
+def _rewrapped(player: Any, wrappers: list[Any], label: str) -> Any:
+    """The agent's seat inside the same decorators as its model's seat (copies, one per
+    seat, as the factory makes them): each of its decisions then waits for the rate
+    limits, is refused at a hard cap and is charged with what the agent's model spent in
+    it, as the model's own seat would be. A decorator that keeps a seat `label` (the
+    budget's) gets the agent seat's, the label its transcript is priced by
+    ("python:module:attr+model:ALIAS"). Per decision, not per call: an agent may call
+    its model more than once in one decision."""
+    for wrapper in reversed(wrappers):
+        outer = copy.copy(wrapper)
+        outer.inner = player
+        outer.name = player.name
+        if hasattr(outer, "label"):
+            outer.label = label
+        player = outer
+    return player
 
 
 __all__ = ["ENTRY_POINT_GROUP", "Agent", "AgentContext", "AgentProvider", "MeteredProvider",
