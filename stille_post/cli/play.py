@@ -31,6 +31,7 @@ from stille_post.core.transcript import Transcript, TranscriptError, publish
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
+from stille_post.players.agents import isolating_agents
 from stille_post.session import GameRun, play_game
 
 COMMON = [
@@ -60,6 +61,9 @@ COMMON = [
     option("port", int | None, None, "--port",
            help="with a `web` seat: serve its page on 127.0.0.1:PORT (0 or omitted: any "
                 "free port; the URL is printed)"),
+    option("isolate_agents", bool, False, "--isolate-agents",
+           help="run each agent seat (agent:, python:) in a process of its own, without the "
+                "game's memory, the API keys or the run's files (docs/agents.md)"),
     option("as_json", bool, False, "--json", help="print only a JSON summary"),
     option("quiet", bool, False, "--quiet", help="do not render the conversation"),
 ]
@@ -101,6 +105,9 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
 
     players = split_specs(common.get("players"))
     people = _people(players, roles, options, definition, common.get("port"))
+    isolate = bool(common.get("isolate_agents"))
+    if isolate:
+        _warn_without_walls()
     host = HumanHost(port=common.get("port"), vocabulary=definition.events)
 
     stop = _Stop(host)
@@ -137,7 +144,7 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
                     await llm_factory.aclose()
 
         try:
-            with hosting(host):
+            with hosting(host), isolating_agents(isolate):
                 run = asyncio.run(play_and_close())
         except (asyncio.CancelledError, KeyboardInterrupt):
             # A second signal cut the closing of the page server or of the connections:
@@ -220,6 +227,15 @@ def _place(path: Path) -> list[Path]:
     except (OSError, TranscriptError):
         return [part]
     return [publish(part, path)]
+
+
+def _warn_without_walls() -> None:
+    from stille_post.players import sandbox
+
+    if not sandbox.available():
+        typer.echo("warning: this kernel has no Landlock: isolated agents run without the "
+                   "game's memory and keys, but can read what your user can read "
+                   "(docs/agents.md)", err=True)
 
 
 def _people(players: list[str] | None, roles: dict[str, str], options: dict[str, Any],

@@ -25,6 +25,7 @@ from stille_post.cli.gameopts import GameGroup, make_game_command, option
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
+from stille_post.players.agents import isolating_agents
 from stille_post.providers.inflight import caps_set as in_flight_caps_set
 from stille_post.tournament.caps import Caps, caps_of, check_caps
 from stille_post.tournament.config import CONFIG_FILE
@@ -78,7 +79,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     # takes it back when its game is over (providers/pool.py)
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
-                     max_in_flight=settings.max_in_flight) as llm_factory:
+                     max_in_flight=settings.max_in_flight) as llm_factory, \
+            isolating_agents(settings.isolate_agents):
         config = settings.config()
         if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
             raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "

@@ -33,10 +33,12 @@ import inspect
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from importlib.metadata import entry_points
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError, UsageError
 from stille_post.players.base import Player, PromptBook
@@ -44,7 +46,23 @@ from stille_post.players.llm import LLMPlayer
 from stille_post.players.specs import SeatSpec, parse_seat_spec
 from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Provider, Usage
 
+if TYPE_CHECKING:
+    from stille_post.players.isolation import IsolatedAgent
+
 ENTRY_POINT_GROUP = "stille_post.agents"
+
+# Whether agent seats run isolated, each in a process of its own (players/isolation.py):
+# set by `play --isolate-agents` and `tournament --isolate-agents` for the run.
+ISOLATE_AGENTS: ContextVar[bool] = ContextVar("stille_post_isolate_agents", default=False)
+
+
+@contextmanager
+def isolating_agents(on: bool = True) -> Iterator[None]:
+    token = ISOLATE_AGENTS.set(on)
+    try:
+        yield
+    finally:
+        ISOLATE_AGENTS.reset(token)
 
 
 class Agent(Protocol):
@@ -248,8 +266,15 @@ def agent_player(spec: SeatSpec, *, game: str, seat: int, prompts: PromptBook,
             raise UsageError(f"seat {seat} ({spec.raw}): {spec.agent_model} is not a model")
         model = MeteredProvider(provider)
         generation = getattr(inner, "generation", None)
-    agent = make_agent(spec.agent, AgentContext(game, seat, spec.raw, model))
-    provider_of_seat = AgentProvider(agent, spec.raw, model)
+    provider_of_seat: AgentProvider | IsolatedAgent
+    if ISOLATE_AGENTS.get():
+        from stille_post.players.isolation import IsolatedAgent
+
+        provider_of_seat = IsolatedAgent(spec.agent, spec.raw, game=game, seat=seat,
+                                         model=model)
+    else:
+        agent = make_agent(spec.agent, AgentContext(game, seat, spec.raw, model))
+        provider_of_seat = AgentProvider(agent, spec.raw, model)
     # The model's seat owns its provider: a tournament's pool takes the provider back
     # when that player is freed (providers/pool.py), so it lives as long as the agent.
     provider_of_seat.model_seat = model_seat
@@ -287,5 +312,6 @@ def _rewrapped(player: Any, wrappers: list[Any], label: str) -> Any:
     return player
 
 
-__all__ = ["ENTRY_POINT_GROUP", "Agent", "AgentContext", "AgentProvider", "MeteredProvider",
-           "agent_player", "load_agent_factory", "make_agent"]
+__all__ = ["ENTRY_POINT_GROUP", "ISOLATE_AGENTS", "Agent", "AgentContext", "AgentProvider",
+           "MeteredProvider", "agent_player", "isolating_agents", "load_agent_factory",
+           "make_agent"]

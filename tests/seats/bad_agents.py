@@ -116,3 +116,18 @@ class Sleeps:
 
         time.sleep(40)
         return self.inner.respond(request)
+
+
+class Hogs:
+    """An agent that takes 3 GiB at its first answer."""
+
+    def __init__(self, context: Any) -> None:
+        self.kept: list[bytes] = []
+
+    def respond(self, request: Any) -> Any:
+        import os
+
+        if "stille-post-agent-" not in os.getcwd():  # not isolated: do not hurt the tests
+            raise RuntimeError("Hogs runs only isolated")
+        self.kept.append(b"x" * (3 * 1024**3))
+        raise AssertionError("an isolated agent never gets here")
