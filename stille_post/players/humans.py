@@ -290,7 +290,7 @@ class HumanHost:
         being asked: the caller stops the game itself."""
         left = self.terminal.leave(reason) if self.terminal is not None else False
         if self.web is not None:
-            left = self.web.leave(reason) or left
+            left = self.web.leave(HumanLeft(reason)) or left
         return left
 
     def observe(self, event: Event) -> None:

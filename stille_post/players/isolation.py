@@ -122,8 +122,11 @@ class IsolatedAgent:
         self._starting: asyncio.Future[_Box] | None = None
         self.started = 0  # processes started (a test counts them)
         self.model_seat: Any = None  # see players/agents.py
-        if _loop() is not None:  # inside a game: start now, while the game begins
-            self._starting = self._start()
+        loop = _loop()
+        if loop is not None:  # inside a game: start while the game begins
+            # On the next turn of the loop, not now: a seat made only to check the set-up
+            # (the runner's `validate`) is gone by then, and starts nothing.
+            loop.call_soon(_start_if_alive, weakref.ref(self))
 
     # --- the process -----------------------------------------------------------------
 
@@ -365,6 +368,12 @@ def _end(proc: subprocess.Popen[bytes], folder: str) -> None:
     with contextlib.suppress(subprocess.TimeoutExpired, OSError):
         proc.wait(timeout=2)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start_if_alive(agent: weakref.ref[IsolatedAgent]) -> None:
+    alive = agent()
+    if alive is not None and alive._starting is None and alive._box is None:
+        alive._starting = alive._start()
 
 
 def _settle(future: asyncio.Future[Any], result: Any) -> None:

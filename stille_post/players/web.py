@@ -93,15 +93,13 @@ class WebSeat:
         finally:
             self.pending = None
 
-    def leave(self, reason: str) -> bool:
+    def leave(self, why: Exception) -> bool:
         """The person leaves (a signal in the terminal that runs the game): the pending
-        question ends the game with `reason`. False when nothing is asked."""
+        question raises `why` (the host's `HumanLeft`). False when nothing is asked."""
         pending = self.pending
         if pending is None or pending.future.done():
             return False
-        from stille_post.players.humans import HumanLeft
-
-        pending.future.set_exception(HumanLeft(reason))
+        pending.future.set_exception(why)
         return True
 
     def submit(self, body: Mapping[str, Any]) -> str | None:
@@ -175,10 +173,10 @@ class WebSeats:
     def url_of(self, seat: int) -> str:
         return f"{self.base}/t/{self.seats[seat].token}/"
 
-    def leave(self, reason: str) -> bool:
+    def leave(self, why: Exception) -> bool:
         left = False
         for state in self.seats.values():
-            left = state.leave(reason) or left
+            left = state.leave(why) or left
         return left
 
     def observe(self, event: Event) -> None:

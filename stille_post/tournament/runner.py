@@ -494,8 +494,17 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
                                    durable, retry_aborted, planned, queue, partial(join, k),
                                    k))
                  for k in range(workers)]
-        for p in procs:
-            p.start()
+        # Forked with the stop signals blocked: a worker inherits this loop's signal
+        # wake-up pipe, and a signal it took before resetting that would reach this
+        # process as if sent here (a Ctrl-C then read as two). Each worker resets and
+        # unblocks them first thing (_worker_process); here they wait, blocked, until
+        # the forks are done, and are then delivered.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            for p in procs:
+                p.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         _LIVE_WORKERS.update(procs)
         messages = _QueueReader(queue)
         running = set(range(len(procs)))
@@ -539,6 +548,7 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
     return stats
 
 
+_STOP_SIGNALS = set(STOP_REASONS)
 # Live worker processes of this process's run: the hard stop (a second Ctrl-C) kills them.
 _LIVE_WORKERS: set[Any] = set()
 # How long stopping workers may take to commit what they finished before they are killed.
@@ -556,7 +566,7 @@ class _QueueReader:
         self._loop = asyncio.get_running_loop()
         self._inbox: asyncio.Queue[Any] = asyncio.Queue()
         self._thread = threading.Thread(target=self._read, args=(queue,), daemon=True,
-                                        name="stille-post-workers")
+                                        name="run-workers")
         self._thread.start()
 
     def _read(self, queue: Any) -> None:
@@ -676,14 +686,16 @@ def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
     parent decides what they mean (`_RunSignals`): a worker ignores them. It stops when
     the parent sends SIGTERM: its games are cancelled (their `.part` files closed as
     aborted), the finished ones committed, and it exits."""
-    _die_with_parent()
     # The parent's event loop has the signals write to its wake-up pipe, and the fork
-    # shares that pipe: a signal here would look like a second one there.
+    # shares that pipe: a signal here would look like a second one there. They arrive
+    # blocked (_run_processes) until this is undone.
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    _die_with_parent()
     count_calls_here()
     # Forked from inside the parent's running loop: this thread still looks like it is
     # running one, which asyncio.run refuses.

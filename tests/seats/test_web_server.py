@@ -143,10 +143,10 @@ def test_a_signal_ends_a_pending_web_question() -> None:
     async def main() -> None:
         web = WebSeats(port=0)
         seat = web.seat(1)
-        assert not web.leave("interrupted (Ctrl-C)")  # nothing asked: not taken
+        assert not web.leave(HumanLeft("interrupted (Ctrl-C)"))  # nothing asked: not taken
         task = asyncio.create_task(seat.answer(1, "", [], _form(1), lambda a: None))
         await asyncio.sleep(0)
-        assert web.leave("interrupted (Ctrl-C)")
+        assert web.leave(HumanLeft("interrupted (Ctrl-C)"))
         with pytest.raises(HumanLeft, match=r"interrupted \(Ctrl-C\)"):
             await task
 

@@ -90,7 +90,7 @@ def test_a_second_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> No
                    "--concurrency", "2", "--players", f"{AGENTS}:Stubborn,bot,bot,bot",
                    "--out", str(tmp_path / "run")], cwd=ROOT)
     deadline = time.monotonic() + 60
-    while "games" not in session.screen:  # the bar is up: the run has started
+    while not re.search(r"\d+/8", session.screen):  # the bar is up: the run has started
         assert time.monotonic() < deadline, session.screen[-2000:]
         session.read(time.monotonic() + 0.05)
     os.write(session.fd, b"\x03")
@@ -113,3 +113,17 @@ def test_a_worker_that_dies_without_a_word_fails_the_run(tmp_path: Path) -> None
                             str(tmp_path / "run"), cwd=ROOT, timeout=60)
     assert result.returncode == 1, result.stderr
     assert re.search(r"worker \d ended without reporting \(exit code -9\)", result.stderr)
+
+
+def test_ctrl_c_as_the_workers_start_is_one_ctrl_c(tmp_path: Path) -> None:
+    """A worker forked with the parent's signal wake-up pipe, taking the terminal's
+    Ctrl-C before it resets it, made the parent see two, and stop "at once"."""
+    session = Pty([*RUN, "--out", str(tmp_path / "run")], cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not re.search(r"\d+/24", session.screen):  # the bar: the workers are forked next
+        assert time.monotonic() < deadline, session.screen[-2000:]
+        session.read(time.monotonic() + 0.01)
+    os.write(session.fd, b"\x03")
+    assert session.exit_code(timeout_s=5.0) == 130, session.screen[-2000:]
+    assert "again" not in session.screen and len(LINE.findall(session.screen)) == 1, \
+        session.screen[-2000:]
