@@ -232,8 +232,9 @@ class WebSeats:
                     s.watched and not s.saw_end for s in self.seats.values()):
                 await asyncio.sleep(0.02)
             self._server.should_exit = True
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._task, 5)
+            with contextlib.suppress(Exception):  # not wait_for: it may swallow a cancel
+                async with asyncio.timeout(5):
+                    await self._task
 
     def seat_by_token(self, token: str) -> WebSeat | None:
         found = None

@@ -581,8 +581,12 @@ class _QueueReader:
                 return
 
     async def get(self, timeout: float) -> Any:
+        """The next message, or None after `timeout` seconds. `asyncio.timeout`, not
+        `wait_for`: on Python 3.11, a cancel (Ctrl-C) that met a message in the same
+        turn of the loop was swallowed by `wait_for`, which returned the message."""
         try:
-            return await asyncio.wait_for(self._inbox.get(), timeout)
+            async with asyncio.timeout(timeout):
+                return await self._inbox.get()
         except TimeoutError:
             return None
 

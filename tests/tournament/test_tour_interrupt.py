@@ -127,3 +127,24 @@ def test_ctrl_c_as_the_workers_start_is_one_ctrl_c(tmp_path: Path) -> None:
     assert session.exit_code(timeout_s=5.0) == 130, session.screen[-2000:]
     assert "again" not in session.screen and len(LINE.findall(session.screen)) == 1, \
         session.screen[-2000:]
+
+
+def test_a_cancel_that_meets_a_message_is_not_swallowed() -> None:
+    """The run waits for its workers' messages; a Ctrl-C (a cancel of that wait) that
+    comes in the same turn of the loop as a message must still stop it. Python 3.11's
+    `asyncio.wait_for` returned the message instead, and the Ctrl-C was lost: a busy
+    run (a message every 0.1 s per worker) ignored it now and then."""
+    import asyncio
+    import queue
+
+    from stille_post.tournament.runner import _QueueReader
+
+    async def main() -> object:
+        reader = _QueueReader(queue.SimpleQueue())
+        waiting = asyncio.create_task(reader.get(timeout=5))
+        await asyncio.sleep(0.01)
+        reader._inbox.put_nowait(("finished", 1, 0, 0, 0.0))  # a message arrives...
+        waiting.cancel()  # ...and Ctrl-C, in the same turn
+        return (await asyncio.gather(waiting, return_exceptions=True))[0]
+
+    assert isinstance(asyncio.run(main()), asyncio.CancelledError)
