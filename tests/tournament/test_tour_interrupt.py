@@ -93,6 +93,7 @@ def test_a_second_ctrl_c_exits_at_once_without_a_traceback(tmp_path: Path) -> No
     while not re.search(r"\d+/8", session.screen):  # the bar is up: the run has started
         assert time.monotonic() < deadline, session.screen[-2000:]
         session.read(time.monotonic() + 0.05)
+    session.read(time.monotonic() + 1.0)  # the workers are in their games, stuck
     os.write(session.fd, b"\x03")
     session.read(time.monotonic() + 0.3)
     os.write(session.fd, b"\x03")
