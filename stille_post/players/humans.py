@@ -112,8 +112,16 @@ class TerminalSeat:
         self._reader: threading.Thread | None = None
 
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        """A write to a terminal that is gone (its window closed: EIO) is the person
+        leaving, not a bug of the game."""
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError:
+            raise HumanLeft("the terminal was closed") from None
 
     def _start(self) -> asyncio.Queue[Any]:
         if self.lines is not None:
@@ -147,15 +155,14 @@ class TerminalSeat:
 
     async def line(self, prompt: str) -> str:
         lines = self._start()
-        self.out.write(prompt)
-        self.out.flush()
+        self._write(prompt)
         self.waiting = True
         try:
             got = await lines.get()
         finally:
             self.waiting = False
         if isinstance(got, _Left):
-            with contextlib.suppress(OSError):  # a closed terminal
+            with contextlib.suppress(HumanLeft):  # a closed terminal
                 self.say()
             raise HumanLeft(got.reason)
         if got is _CLOSED:

@@ -127,7 +127,7 @@ def play_case(i: int, sig: str, rng: random.Random, folder: Path, figures: Signa
         figures.bad("invalid", label, f"unreadable: {exc}")
         return
     reason = str((t.result or {}).get("reason"))
-    names = {"SIGHUP": r"\(SIGHUP\)|the input was closed", "SIGTERM": r"\(SIGTERM\)",
+    names = {"SIGHUP": r"the terminal was closed|the input was closed", "SIGTERM": r"\(SIGTERM\)",
              "SIGINT": r"interrupted \(Ctrl-C\)"}
     if not t.complete or (t.result or {}).get("status") != "aborted" \
             or not re.search(names[sig], reason):

@@ -88,7 +88,7 @@ def test_closing_the_terminal_keeps_the_game(tmp_path: Path) -> None:
     t = Transcript.load(out)
     assert t.complete and t.result is not None and t.result["status"] == "aborted"
     # Which comes first, the hang-up or the dead input, is the kernel's choice.
-    assert re.search(r"\(SIGHUP\)|the input was closed", t.result["reason"])
+    assert re.search(r"the terminal was closed|the input was closed", t.result["reason"])
     assert _lines(out)[:len(so_far)] == so_far
 
 
@@ -182,3 +182,25 @@ def test_a_streamed_writer_writes_each_line_at_once_and_never_truncates(tmp_path
     with pytest.raises(FileExistsError):
         TranscriptWriter(path, buffered=False, exclusive=True)
     assert path.read_bytes() == kept
+
+
+def test_a_terminal_gone_mid_question_is_the_person_leaving() -> None:
+    """Closing the window while the question is printed: the write fails (EIO) before
+    the hang-up is handled. That is the person leaving, not an internal error."""
+    import asyncio
+    import errno
+    import io
+
+    from stille_post.players.forms import Form
+    from stille_post.players.humans import HumanLeft, TerminalSeat
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.EIO, "Input/output error")
+
+    form = Form(seat=1, kind="word", instruction="say a word", message="required",
+                choices=(), tool_required=False, seats=(1, 2, 3, 4), seat_answer=False,
+                word_limit=1)
+    seat = TerminalSeat(out=Gone(), inp=io.StringIO(""))
+    with pytest.raises(HumanLeft, match="the terminal was closed"):
+        asyncio.run(seat.answer(1, "the rules", ["a line"], form, lambda a: None))
