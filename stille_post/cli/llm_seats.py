@@ -21,12 +21,13 @@ provider default (the caps below) < seat (the alias) < game phase (the Decision'
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from stille_post.core.errors import UsageError
+from stille_post.core.errors import MissingKeyError, UsageError
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.generation import GenerationConfig, effective
 from stille_post.players.specs import LLM_KINDS
@@ -52,7 +53,52 @@ _KEY_ENV = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
 }
+# The kinds that cannot be called without a key (an OpenAI-compatible server may need none).
+_REQUIRED_KEYS = {k: v for k, v in _KEY_ENV.items() if k != "openai-compatible"}
 REPLAY_DUMMY_KEY = "replay-dummy-key"
+
+
+def missing_keys(seats: Iterable[str], models: ModelRegistry) -> dict[str, tuple[str, ...]]:
+    """provider kind -> its key variables, for each kind the seats call live whose key is
+    not set (an agent's `+MODEL` included). A spec that does not parse is left to the
+    game, which names the problem in its own line."""
+    from stille_post.players.specs import parse_seat_spec
+
+    kinds: set[str] = set()
+    for raw in seats:
+        specs = [raw.strip()]
+        while specs:
+            text = specs.pop()
+            if ":" not in text or text.startswith(("bot:", "script:")):
+                continue  # a bot, or replies read from a file
+            try:
+                spec = parse_seat_spec(text, (), models=models)
+            except UsageError:
+                continue
+            if spec.agent_model:
+                specs.append(spec.agent_model)
+            if spec.provider is not None:
+                kinds.add(spec.provider)
+    return {k: _REQUIRED_KEYS[k] for k in sorted(kinds) if k in _REQUIRED_KEYS
+            and not any(os.environ.get(name) for name in _REQUIRED_KEYS[k])}
+
+
+def check_keys(seats: Iterable[str], models: ModelRegistry) -> None:
+    """Every missing key of a live run, in one line, before any game starts (a key
+    found missing at the first seat would be one error per try)."""
+    missing = missing_keys(seats, models)
+    if not missing:
+        return
+    names = [" or ".join(v) for v in missing.values()]
+    if len(names) == 1:
+        raise MissingKeyError(f"{names[0]} is not set: export it to play "
+                              f"{next(iter(missing))} seats (or use --replay CASSETTE to "
+                              "replay a recording)")
+    names = [v[0] + "".join(f" (or {alt})" for alt in v[1:]) for v in missing.values()]
+    listed = ", ".join(names[:-1]) + " and " + names[-1]
+    kinds = ", ".join(list(missing)[:-1]) + " and " + list(missing)[-1]
+    raise MissingKeyError(f"{listed} are not set: export them to play the {kinds} seats "
+                          "(or use --replay CASSETTE to replay a recording)")
 
 
 def seat_provider_options(kind: str, *, replay: bool) -> dict[str, Any]:
@@ -90,6 +136,8 @@ class SeatFactory:
         self.keep_providers = keep_providers
         self.providers: list[Any] = []
         self.pool = ProviderPool()
+        self.cassette: str | None = None  # "record" | "replay" inside a cassette block
+        self._noted: set[str] = set()
 
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
         from stille_post.players.llm import LLMPlayer
@@ -110,6 +158,9 @@ class SeatFactory:
         if alias is not None:
             options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
         kind = spec.provider
+        if kind == "inspect":
+            options["replay"] = self.replay
+            self._announce_inspect(api_model)
         if self.keep_providers:
             provider = create_provider(kind, api_model, **options)
             self.providers.append(provider)
@@ -121,6 +172,17 @@ class SeatFactory:
                            generation=seat_generation(kind, alias))
         self.pool.take_back_when_freed(player, key, provider)
         return player
+
+    def _announce_inspect(self, model: str) -> None:
+        """One line at the start, per Inspect provider whose traffic a cassette does not
+        hold (providers/inspect_model.py, INSPECT_CASSETTES)."""
+        from stille_post.providers.inspect_model import cassette_note
+
+        if self.cassette is None or model in self._noted:
+            return
+        self._noted.add(model)
+        if (note := cassette_note(model, self.cassette)) is not None:
+            print(f"warning: {note}", file=sys.stderr)
 
     def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
         """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias
@@ -187,6 +249,7 @@ def llm_session(
     models: Path | ModelRegistry | None = None,
     keep_providers: bool = True,
     max_in_flight: Mapping[str, int] | None = None,
+    seats: Iterable[str] = (),
 ) -> Iterator[SeatFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
     tournament's, for many games, with `keep_providers=False` (see `SeatFactory`).
@@ -201,7 +264,10 @@ def llm_session(
     local emulator and store the traffic under the real API's address.
 
     `max_in_flight`: caps on calls in flight by provider kind or alias (`--max-in-flight`),
-    over the aliases' own `max_in_flight` (providers/inflight.py); none by default."""
+    over the aliases' own `max_in_flight` (providers/inflight.py); none by default.
+
+    `seats`: the seat specs of the run; with --online every key they need and lack is
+    named in one line before anything starts."""
     if record is not None and replay is not None:
         raise UsageError("--record and --replay cannot be combined")
     if record is not None and not online:
@@ -213,6 +279,8 @@ def llm_session(
     if record is not None and record.exists():
         raise UsageError(f"{record} already exists; choose a new cassette path")
     registry = models if isinstance(models, ModelRegistry) else load_models(models)
+    if online:
+        check_keys(seats, registry)
     caps = dict(max_in_flight or {})
     kinds = {k: v for k, v in caps.items() if k in LLM_KINDS}
     aliases = {**registry.in_flight_caps(),
@@ -230,6 +298,9 @@ def llm_session(
                                              rewrite_hosts=rewrite_hosts))
             elif replay is not None:
                 stack.enter_context(cassette(replay, mode="replay"))
-            yield make_llm_factory(replay=replay is not None, base_urls=base_urls,
-                                   extra_options=extra_options, models=registry,
-                                   keep_providers=keep_providers)
+            factory = make_llm_factory(replay=replay is not None, base_urls=base_urls,
+                                       extra_options=extra_options, models=registry,
+                                       keep_providers=keep_providers)
+            if record is not None or replay is not None:
+                factory.cassette = "record" if record is not None else "replay"
+            yield factory

@@ -43,7 +43,7 @@ STOP_BOUND_S = 10.0
 SIGNALS = ("SIGHUP", "SIGTERM", "SIGINT")
 GAMES = ("chameleon", "stille-post", "elimination")
 THINKS = "python:tests.seats.bad_agents:Thinks"
-SLOW = "python:tests.seats.bad_agents:Slow"
+SLOW = "python:tests.seats.bad_agents:Quick"
 
 
 @dataclass

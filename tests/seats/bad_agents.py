@@ -25,6 +25,21 @@ class WrongType:
 NOT_CALLABLE = 3
 
 
+class Slow:
+    """The rule-based example agent, thinking 1.5 s before each answer (a slow model)."""
+
+    def __init__(self, context: Any) -> None:
+        from examples.agents.rule_based import Agent
+
+        self.inner = Agent(context)
+
+    async def respond(self, request: Any) -> Any:
+        import asyncio
+
+        await asyncio.sleep(1.5)
+        return self.inner.respond(request)
+
+
 class Thinks:
     """An async agent that takes a minute over every answer (it awaits: the loop runs on)."""
 
@@ -38,7 +53,7 @@ class Thinks:
         raise AssertionError("never answers in a test")
 
 
-class Slow:
+class Quick:
     """An async agent that answers after 0.15 s, like a quick model: a tournament of it
     is still running when a test presses Ctrl-C."""
 

@@ -30,7 +30,7 @@ AGENTS = "python:tests.seats.bad_agents"
 # 24 Chameleon games of an agent that answers in 0.15 s, two workers, two games each at
 # once: a few seconds, so that Ctrl-C lands mid-run with games saved and games in flight.
 RUN = ["tournament", "chameleon", "--games", "24", "--seed", "5", "--workers", "2",
-       "--concurrency", "4", "--players", f"{AGENTS}:Slow,bot,bot,bot"]
+       "--concurrency", "4", "--players", f"{AGENTS}:Quick,bot,bot,bot"]
 LINE = re.compile(r"interrupted \(Ctrl-C\): (\d+) of 24 games saved in (\S+); "
                   r"continue with: (stille-post tournament --resume --out \S+)\r?\n")
 
