@@ -39,12 +39,17 @@ def register(app: typer.Typer) -> None:
         labels: Annotated[Path | None, typer.Option(
             "--labels", help="display names (TOML): \"model-key\" = \"Name\" per line")]
         = None,
+        replays: Annotated[str, typer.Option(
+            "--replays", metavar="N|all",
+            help="with --html: replay pages for the first N games (0: none; all: every "
+                 "game); the others show their `stille-post view` command")] = "500",
         clean_only: Annotated[bool, typer.Option(
             "--clean-only", help="rate only the games in which no seat forfeited a "
                                  "decision (the error-survival check)")] = False,
     ) -> None:
         """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
         from stille_post.tournament.report import (
+            DEFAULT_REPLAYS,
             build_report,
             games_page_path,
             load_labels,
@@ -66,6 +71,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--html {html}: the folder {html.parent} does not exist")
         if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
             raise UsageError(f"--csv {csv_dir} is a file; give a folder")
+        replay_limit = _replay_limit(replays, DEFAULT_REPLAYS)
         names = load_labels(labels) if labels is not None else None
         try:
             data = build_report(results_dir, passes=passes, seed=seed, workers=workers,
@@ -87,7 +93,7 @@ def register(app: typer.Typer) -> None:
             for path in write_csv(data, csv_dir):
                 err.print(f"wrote {path}")
         if html is not None:
-            err.print(f"wrote {write_html(data, html)}")
+            err.print(f"wrote {write_html(data, html, replays=replay_limit)}")
             if games_page_path(html).is_file():
                 err.print(f"wrote {games_page_path(html)} (every game, its replay in "
                           f"{replay_dir(html)})")
@@ -95,6 +101,17 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(data))
         else:
             _print(Console(), data)
+
+
+def _replay_limit(text: str, default: int) -> int | None:
+    """`--replays`: a count of games, or `all` (None: no limit)."""
+    value = text.strip().lower()
+    if value == "all":
+        return None
+    if not value.isdigit():
+        raise UsageError(f"--replays {text!r}: give a number of games (0 for none) or `all` "
+                         f"(default {default})")
+    return int(value)
 
 
 def register_leaderboard(app: typer.Typer) -> None:

@@ -380,12 +380,17 @@ def write_json(report: dict[str, Any], path: Path) -> None:
     path.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
-def write_html(report: dict[str, Any], path: Path, *, replays: bool = True) -> Path:
+DEFAULT_REPLAYS = 500  # replay pages a report writes unless told (about 60 KB each)
+
+
+def write_html(report: dict[str, Any], path: Path, *,
+               replays: int | None = DEFAULT_REPLAYS) -> Path:
     """The report page at `path`, and beside it the games page (`STEM-games.html`: every
-    game, each finished one linked to its replay in `STEM-replays/`, written by the
-    viewer). Replays already written and newer than their transcript are kept, so a
-    second report writes only the new games. `replays=False` links none (the page then
-    gives the `stille-post view` command of each game). Returns the report's path."""
+    game, the first `replays` finished ones linked to their replay in `STEM-replays/`,
+    written by the viewer; `None` for every game). Replays already written and newer than
+    their transcript are kept, so a second report writes only the new games. A game
+    without a replay shows its `stille-post view` command instead: a folder of 100,000
+    games would otherwise mean 6 GB of pages. Returns the report's path."""
     from stille_post.tournament.html import render_games, render_html
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -393,7 +398,8 @@ def write_html(report: dict[str, Any], path: Path, *, replays: bool = True) -> P
     folder = Path(str(report.get("folder", "")))
     has_games = (folder / "tournament.json").is_file()
     if has_games:
-        rows = game_rows(report, folder, replay_dir(path) if replays else None)
+        rows = game_rows(report, folder, replay_dir(path) if replays != 0 else None,
+                         limit=replays)
         _write_text(games, render_games(report, rows, path.name))
     _write_text(path, render_html(report, games.name if has_games else None))
     return path
@@ -407,10 +413,11 @@ def replay_dir(report_path: Path) -> Path:
     return report_path.with_name(f"{report_path.stem}-replays")
 
 
-def game_rows(report: Mapping[str, Any], folder: Path, replays: Path | None
-              ) -> list[dict[str, Any]]:
+def game_rows(report: Mapping[str, Any], folder: Path, replays: Path | None, *,
+              limit: int | None = None) -> list[dict[str, Any]]:
     """A row per game of the folder for the games page (missing games last), writing
-    each finished game's replay into `replays` when it is given."""
+    the replay of each finished game, the first `limit` of them (all for None), into
+    `replays` when it is given."""
     from urllib.parse import quote
 
     from stille_post.core.exports import file_slug
@@ -421,6 +428,7 @@ def game_rows(report: Mapping[str, Any], folder: Path, replays: Path | None
     stale_after = _viewer_stamp()
     used: set[str] = set()
     rows: list[dict[str, Any]] = []
+    written = 0
     for row in load_results(folder).rows:
         summary = row.summary or {}
         winners = {str(w) for w in summary.get("winners") or []}
@@ -432,7 +440,8 @@ def game_rows(report: Mapping[str, Any], folder: Path, replays: Path | None
                                            else 0)]
         transcript = folder / row.transcript
         replay = None
-        if replays is not None:
+        if replays is not None and (limit is None or written < limit):
+            written += 1
             target = replays / f"{file_slug(row.id, used)}.html"
             if _write_replay(transcript, target, stale_after):
                 replay = quote(Path(os.path.relpath(target, page_dir)).as_posix())
@@ -476,5 +485,5 @@ def _write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-__all__ = ["Results", "build_report", "game_rows", "games_page_path", "leaderboard_of",
-           "replay_dir", "write_csv", "write_html", "write_json"]
+__all__ = ["DEFAULT_REPLAYS", "Results", "build_report", "game_rows", "games_page_path",
+           "leaderboard_of", "replay_dir", "write_csv", "write_html", "write_json"]

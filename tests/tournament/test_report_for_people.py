@@ -229,3 +229,27 @@ def test_at_80_columns_without_a_tty_player_names_stay_whole(tmp_path: Path) -> 
     for name in LONG.values():
         assert name in per_player or "\n" in per_player  # split over tables, never cut
     assert sum(name in per_player for name in LONG.values()) == 4
+
+
+def test_replay_pages_stop_at_the_limit_and_the_rest_show_their_command(
+        hostile: Path, tmp_path: Path) -> None:
+    report = build_report(hostile, passes=2)
+    page = write_html(report, tmp_path / "r.html", replays=4)
+    listing = (tmp_path / "r-games.html").read_text(encoding="utf-8")
+    assert len(re.findall(r'<a class="replay" href=', listing)) == 4
+    assert len(list((tmp_path / "r-replays").iterdir())) == 4
+    # The two games past the limit are still listed, each with its view command.
+    assert len(re.findall(r'<tr class="game [a-z]+" data-id=', listing)) == 6
+    assert listing.count("stille-post view") >= 2
+    write_html(report, page, replays=0)
+    listing = (tmp_path / "r-games.html").read_text(encoding="utf-8")
+    assert not re.findall(r'<a class="replay" href=', listing)
+
+
+def test_report_replays_option_refuses_what_is_not_a_count(hostile: Path,
+                                                            tmp_path: Path) -> None:
+    done = clirun.run_cli("report", str(hostile), "--html", str(tmp_path / "r.html"),
+                          "--replays", "many", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--replays 'many'" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "r.html").exists()
