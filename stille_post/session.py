@@ -82,13 +82,16 @@ async def play_game(
     prepared = prepare(game, seed=seed, rng=make_rng(seed), players=players,
                        options=options or {}, roles=roles, preset=preset,
                        llm_factory=llm_factory)
-    return await play_prepared(prepared, seed=seed, out=out, watch=watch)
+    return await play_prepared(prepared, seed=seed, out=out, watch=watch, stream=stream,
+                               stopped=stopped)
 
 
 async def play_prepared(prepared: PreparedGame, *, seed: int, out: Path,
-                        watch: EventSink | None = None) -> GameRun:
+                        watch: EventSink | None = None, stream: bool = False,
+                        stopped: Callable[[], str | None] | None = None) -> GameRun:
     """Play a prepared game and write its transcript: the part of `play_game` after set-up,
-    shared with the environments (stille_post/envs/), which seat players of their own."""
+    shared with the environments (stille_post/envs/), which seat players of their own.
+    `stream` and `stopped` as for `play_game`."""
     game = prepared.definition
     seats = prepared.seats_json()
     with TranscriptWriter(out, buffered=not stream, exclusive=stream) as writer:
