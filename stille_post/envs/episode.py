@@ -219,7 +219,10 @@ class _EnvSetup(SetupContext):
         for seat, spec in enumerate(specs, start=1):
             if seat in self.controlled:
                 self.shadows[seat] = spec
-                spec = SeatSpec(raw=self.label, agent=self.label)
+                # The game sees the bot the CLI would seat there (a game may read data
+                # for that bot: the Chameleon's traits), played by the caller.
+                spec = SeatSpec(raw=self.label, agent=self.label, bot=spec.bot,
+                                bot_args=spec.bot_args)
             out.append(spec)
         return out
 

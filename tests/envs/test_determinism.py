@@ -64,8 +64,9 @@ def test_opponents_are_seated_as_players_seats_them(tmp_path: Path) -> None:
     ours = env_game("chameleon", tmp_path / "env", controlled=[2],
                     opponents=["copycat", "heuristic", "heuristic"])
     cli = tmp_path / "cli.jsonl"
+    # Seat 2 is the game's default bot (`subtle`), as the caller's shadow.
     done = run_many([["play", "chameleon", "--seed", str(SEED), "--out", str(cli), "--json",
-                      "--players", "copycat,heuristic,heuristic,heuristic"]],
+                      "--players", "copycat,subtle,heuristic,heuristic"]],
                     cwd=os.getcwd(), env=keyless_env())[0]
     assert done.returncode == 0, done.stderr
     assert lines(ours) == lines(cli)
