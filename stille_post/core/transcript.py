@@ -39,6 +39,7 @@ from stille_post import __version__
 from stille_post.core.events import Event, visible_to
 from stille_post.core.outcome import OutcomeSummary
 from stille_post.core.stopping import INTERRUPTED
+from stille_post.core.usage import Usage
 
 # 2: the result's `summary` is the typed OutcomeSummary (winners, eliminated, valid,
 # turns, notes, details); version 1 summaries were one flat, game-specific mapping.
@@ -281,6 +282,18 @@ class Transcript:
     @property
     def seats(self) -> dict[int, dict[str, Any]]:
         return {int(k): v for k, v in self.header.get("seats", {}).items()}
+
+    def usage_row(self, seat: int) -> dict[str, Any]:
+        """The result line's usage row of `seat`, as recorded (`cost_usd` included), or
+        an empty row when the line or the row is missing or not a mapping: a transcript
+        is untrusted input, and a row of the wrong shape must read as absent."""
+        usage = (self.result or {}).get("usage")
+        row = usage.get(str(seat)) if isinstance(usage, Mapping) else None
+        return dict(row) if isinstance(row, Mapping) else {}
+
+    def usage(self, seat: int) -> Usage:
+        """`seat`'s tokens, read within bounds (`Usage.from_json`)."""
+        return Usage.from_json(self.usage_row(seat))
 
     def view(self, seat: int) -> list[Event]:
         """Exactly what `seat` was shown during the game (same rule as the engine)."""

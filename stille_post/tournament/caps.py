@@ -128,7 +128,7 @@ def check_caps(config: TournamentConfig, caps: Caps, workers: int | None) -> Non
             if not has_price(label):
                 raise ConfigError(
                     f"a dollar cap needs a price for every model, and {label} has none: "
-                    "add `price = {{ input = ..., cached_input = ..., output = ... }}` (USD "
+                    "add `price = { input = ..., cached_input = ..., output = ... }` (USD "
                     "per 1M tokens) to its entry in models.toml")
 
 

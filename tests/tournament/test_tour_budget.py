@@ -221,7 +221,7 @@ def test_report_shows_the_spend_per_model(full: Path) -> None:
      "error: --rate-limit: rate limits need --workers 1"),
     (["--budget-usd", "1", "--players",
       "openai-compatible:unpriced@http://127.0.0.1:9/v1,detective,random,gambler"],
-     "has none"),
+     "has none: add `price = { input = ..., cached_input = ..., output = ... }`"),
 ])
 def test_bad_caps_are_one_line_and_exit_2(tmp_path: Path, emu: Emulator, args: list[str],
                                           expect: str) -> None:
