@@ -113,10 +113,9 @@ def completion_of(d: Any) -> Completion:
     model = d.get("model")
     finish = d.get("finish_reason")
     return Completion(d["text"], [_tool_call(c) for c in calls],
-                      Usage(*(v if isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                              else 0 for v in (usage.get("input_tokens"),
-                                               usage.get("output_tokens"),
-                                               usage.get("cached_input_tokens")))),
+                      # Within the bounds every server's usage is read in (core/usage.py).
+                      Usage.reported(usage.get("input_tokens"), usage.get("output_tokens"),
+                                     usage.get("cached_input_tokens")) or Usage(),
                       model if isinstance(model, str) else "",
                       finish if isinstance(finish, str) else None,
                       provider_data=_unplain(d.get("provider_data") or {})

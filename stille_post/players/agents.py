@@ -196,7 +196,8 @@ class AgentProvider:
 def _since(before: Usage, now: Usage) -> Usage:
     return Usage(now.input_tokens - before.input_tokens,
                  now.output_tokens - before.output_tokens,
-                 now.cached_input_tokens - before.cached_input_tokens)
+                 now.cached_input_tokens - before.cached_input_tokens,
+                 now.unknown_calls - before.unknown_calls)
 
 
 def load_agent_factory(ref: str) -> Callable[[AgentContext], Any]:
