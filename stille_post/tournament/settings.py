@@ -93,7 +93,8 @@ TABLES = ("roles", "options", "rate_limits", "max_in_flight")
 # `structured` is "how" too: a structured seat's label says so ("model:x (schema)"), so a
 # resume in the other mode adds players, and never mixes them.
 RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
-              "budget_usd", "max_tokens", "hard_cap", "structured", "preflight")
+              "budget_usd", "max_tokens", "hard_cap", "structured", "preflight",
+              "isolate_agents")
 
 
 @known_model
@@ -177,6 +178,10 @@ class TournamentSettings(BaseModel):
     hard_cap: Annotated[bool, Flag(
         ("--hard-cap/--no-hard-cap",), "cut running games at the cap (recorded as aborted, "
         "reason budget) instead of letting them finish [default: no-hard-cap]", bool)] = False
+    isolate_agents: Annotated[bool, Flag(
+        ("--isolate-agents/--no-isolate-agents",), "run each agent seat (agent:, python:) in "
+        "a process of its own, without the games' memory, the API keys or the run's files "
+        "(docs/agents.md) [default: no-isolate-agents]", bool)] = False
     out: Annotated[PathField | None, Flag(
         ("--out",), "results folder (default: runs/tournaments/GAME-seedS)", Path)] = None
 
