@@ -49,6 +49,24 @@ def test_any_http_answer_is_alive_and_a_refused_connection_is_not() -> None:
 
 
 @LOOPBACK
+def test_a_plain_http_probe_needs_no_ca_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A local server's probe opens no TLS: a CA store that cannot load (or its load
+    # time, most of a dead server's budget) does not come into it; https still needs it.
+    from stille_post.providers._common import tls_context
+
+    monkeypatch.setenv("SSL_CERT_FILE", "/nonexistent/ca.pem")
+    tls_context.cache_clear()
+    emu = Emulator("openai").start()
+    try:
+        assert preflight.probe("openai-compatible", emu.base_url).alive
+        secure = preflight.probe("openai-compatible", "https://127.0.0.1:9/v1")
+    finally:
+        emu.stop()
+        tls_context.cache_clear()
+    assert not secure.alive  # https: the CA store is needed, and here it cannot load
+
+
+@LOOPBACK
 def test_play_against_a_port_with_nothing_listening_exits_2_in_one_line(
         tmp_path: Path) -> None:
     port = _dead_port()
