@@ -1,0 +1,94 @@
+"""The dataset card (`--hf-card`): a README.md for publishing the export on a hub, with
+the YAML header the Hugging Face hub reads (the part files as the default config), the
+table's schema, and each tournament's settings as its folder recorded them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stille_post import __version__
+from stille_post.export.rows import EXPORT_VERSION
+
+if TYPE_CHECKING:
+    from stille_post.export.run import ExportRequest
+
+SETTINGS_FILE = "tournament.json"  # a results folder's settings (tournament/config.py)
+
+_ABOUT = {
+    "decisions": "one row per decision of every seat: the request the seat was sent "
+                 "(rendered by the game's own prompts, for LLM seats and bots alike), "
+                 "its reply, each re-ask with its error kind, tokens, and the seat's "
+                 "final placement and reward",
+    "games": "one row per game: settings, seats, outcome, details, usage",
+    "events": "one row per event of every game, with its audience",
+}
+
+
+def card(req: ExportRequest, games: Mapping[str, Any]) -> str:
+    rows = sum(int(g.get("rows", 0)) for g in games.values() if isinstance(g, Mapping))
+    lines = [
+        "---",
+        f"pretty_name: stille_post {req.what}",
+        "tags:",
+        "- games",
+        "- llm",
+        "- multi-agent",
+        "configs:",
+        "- config_name: default",
+        f"  data_files: \"data/part-*.{req.fmt}\"",
+        "---",
+        "",
+        f"# stille_post games: {req.what}",
+        "",
+        f"{_ABOUT[req.what].capitalize()}. Exported by stille_post {__version__} "
+        f"(`stille-post export --what {req.what} --reward {req.reward}`), export "
+        f"version {EXPORT_VERSION}: {len(games):,} games, {rows:,} rows.",
+        "",
+        "```python",
+        "import datasets",
+        f"ds = datasets.load_dataset(\"{req.fmt if req.fmt == 'parquet' else 'json'}\", "
+        "data_dir=\"THIS_FOLDER\")",
+        "```",
+        "",
+        "Open-shaped values (a game's config and details, an event's data, a tool call's "
+        "arguments, a tool's parameters) are JSON text; everything else is typed. The "
+        "columns are documented in stille_post's docs/data.md.",
+        "",
+        "## Schema",
+        "",
+        *_schema(req),
+        "",
+        "## Settings",
+        "",
+        *_settings(req),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _schema(req: ExportRequest) -> list[str]:
+    try:
+        from stille_post.export.schema import schema
+    except ImportError:  # JSON Lines without pyarrow: the docs have the columns
+        return ["See docs/data.md (pyarrow, which prints the schema here, is not installed)."]
+    out = ["| column | type |", "|---|---|"]
+    for f in schema(req.what):
+        out.append(f"| `{f.name}` | `{f.type}` |")
+    return out
+
+
+def _settings(req: ExportRequest) -> list[str]:
+    out: list[str] = []
+    for folder in req.folders:
+        path = Path(folder) / SETTINGS_FILE
+        if not path.is_file():
+            continue
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out += [f"### {Path(folder).resolve().name}", "", "```json",
+                json.dumps(settings, indent=2, ensure_ascii=False), "```", ""]
+    return out or ["No tournament settings were found (games played one by one or imported)."]

@@ -1,0 +1,152 @@
+"""Which transcripts an export reads, their ids, and which of them it must skip.
+
+A FOLDER argument is a results folder (`tournament`, `import`: the transcripts are in
+its `games/`), any other folder (every `*.jsonl` below it, as `play` leaves them under
+`runs/`), or one transcript file. A game's id is the folder's name and the transcript's
+path below it, without `.jsonl`: `t1/g000001`, stable across re-exports.
+
+A transcript is skipped, and named with the reason, when it cannot be read (not a
+transcript, garbage in the middle), when it is incomplete (no result line, or a last
+line torn by a crash: the game was cut off, and a `--resume` replays it), or when it
+holds a lone surrogate (`"\\ud800"` in its JSON), which no UTF-8 file, Parquet or JSON
+Lines, can hold: exported text is never silently changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from stille_post.core.transcript import Transcript, TranscriptError
+from stille_post.export.rows import GameSource
+
+GAMES_DIR = "games"  # a results folder's transcripts (tournament/results.py)
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+class SourceError(ValueError):
+    """A FOLDER argument that names nothing to export (one line)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    game_id: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: Path
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def find(folders: Sequence[Path], *, exclude: Path | None = None) -> list[Found]:
+    """Every transcript under `folders`, in id order. Raises SourceError for a folder
+    that does not exist, and for two transcripts that would get the same id."""
+    found: dict[str, Found] = {}
+    for folder in folders:
+        for item in _transcripts(folder, exclude):
+            if item.game_id in found and found[item.game_id].path != item.path:
+                raise SourceError(f"{found[item.game_id].path} and {item.path} would both "
+                                  f"be game {item.game_id!r}: export folders with "
+                                  "different names")
+            found[item.game_id] = item
+    return [found[k] for k in sorted(found)]
+
+
+def _transcripts(folder: Path, exclude: Path | None) -> Iterator[Found]:
+    if folder.is_file():
+        yield Found(folder.name.removesuffix(".jsonl"), folder)
+        return
+    if not folder.is_dir():
+        raise SourceError(f"{folder}: no such folder or transcript")
+    name = folder.resolve().name
+    games = folder / GAMES_DIR
+    root = games if games.is_dir() else folder
+    skip = exclude.resolve() if exclude is not None else None
+    for path in sorted(root.rglob("*.jsonl")):
+        rel = path.relative_to(root)
+        if any(p.startswith(".") for p in rel.parts):
+            continue  # hidden: a half-written export's parts, editor files
+        if skip is not None and path.resolve().is_relative_to(skip):
+            continue  # the export's own output, when it is inside the folder
+        yield Found(f"{name}/{rel.with_suffix('').as_posix()}", path)
+
+
+def read(found: Found, *, quick: bool = False) -> GameSource | Skipped:
+    """The transcript, or why it is skipped. `quick`: for a re-play, which compares
+    every event line with its own: the header and the result are parsed and the event
+    lines kept as written, unparsed (`GameSource.quick`); a transcript whose first and
+    last lines are not those is read whole. A quick source whose re-play fails is read
+    again whole (`read_whole`) to say whether it is damaged."""
+    path = found.path
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return Skipped(path, f"cannot be read ({exc.strerror or exc})")
+    surrogate = _lone_surrogate(raw)
+    if surrogate is not None:
+        return Skipped(path, surrogate)
+    if quick:
+        t = _quick(raw)
+        if t is not None:
+            return GameSource(found.game_id, t, path, quick=True)
+    return read_whole(found.game_id, path)
+
+
+def read_whole(game_id: str, path: Path) -> GameSource | Skipped:
+    """The transcript with every line parsed and checked, or why it is skipped."""
+    try:
+        t = Transcript.load(path, keep_lines=True)
+    except TranscriptError as exc:
+        return Skipped(path, f"damaged: {str(exc).removeprefix(f'{path}:').strip()}")
+    except (OSError, RecursionError, ValueError) as exc:
+        return Skipped(path, f"damaged: {type(exc).__name__}: {exc}"[:300])
+    if t.torn_lines:
+        return Skipped(path, "truncated: the last line was cut off (the game is incomplete)")
+    if t.result is None:
+        return Skipped(path, "incomplete: no result line (the game was cut off)")
+    if not isinstance(t.header.get("game"), str):
+        return Skipped(path, "damaged: the header names no game")
+    return GameSource(game_id, t, path)
+
+
+def _quick(raw: bytes) -> Transcript | None:
+    lines = [x for x in raw.split(b"\n") if x.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        header = json.loads(lines[0])
+        result = json.loads(lines[-1])
+        events = [x.decode("utf-8").rstrip("\r") for x in lines[1:-1]]
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(header, dict) and header.get("kind") == "header"
+            and isinstance(header.get("game"), str)
+            and isinstance(result, dict) and result.get("kind") == "result"):
+        return None
+    return Transcript(header=header, events=[], result=result, event_lines=events)
+
+
+def _lone_surrogate(raw: bytes) -> str | None:
+    """Where the transcript holds a lone surrogate, or None (a valid pair is one
+    character once decoded, and is fine)."""
+    if _SURROGATE.search(raw) is None:
+        return None
+    for lineno, line in enumerate(raw.splitlines(), start=1):
+        if _SURROGATE.search(line) is None:
+            continue
+        try:
+            json.dumps(json.loads(line), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (f"refused: line {lineno} holds a lone surrogate "
+                    f"(U+{ord(exc.object[exc.start]):04X}), which UTF-8 text cannot hold")
+        except ValueError:
+            continue  # not JSON: the reader names it
+    return None
