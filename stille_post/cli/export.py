@@ -62,9 +62,10 @@ def export(
     req = ExportRequest(tuple(folders), out, what=what, fmt=fmt, reward=reward,
                         hf_card=hf_card, overwrite=overwrite)
     err = Console(stderr=True)
+    # Only on a terminal: piped, a transient bar still leaves an empty line behind.
     bar = Progress(TextColumn(f"exporting {what}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("games"), TimeRemainingColumn(), console=err,
-                   disable=as_json, transient=True)
+                   disable=as_json or not err.is_terminal, transient=True)
     from stille_post.export.sources import SourceError
 
     with bar:

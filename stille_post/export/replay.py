@@ -62,6 +62,7 @@ RECORDS_FORMAT = 3
 _UNREACHABLE = ("the model could not be reached (", ")")
 _DEADLINE = "no answer within "
 # Header keys written by the transcript writer itself, not by the game's set-up.
+_EVENT_LINE = '{"kind":"event",'
 # How a decision record's line spells its type (core/transcript.py writes compact JSON).
 _DECISION_MARK = '"type":"decision"'
 _WRITER_KEYS = frozenset({"kind", "format", "game", "version", "seed", "config", "seats",
@@ -306,8 +307,13 @@ async def replay(transcript: Transcript, definition: GameDefinition) -> Replay:
     if why is not None:
         return Replay([], None, why, None)
     try:
-        events, seats = await _play(transcript, definition)
-        records = decision_records(events)
+        events, seats, written = await _play(transcript, definition)
+        if written is None:  # bots re-run: the records are the re-play's own
+            records = decision_records(events)
+        else:  # the written records, proved equal line by line, at the re-play's events
+            mine = [e for e in events if e.type == DECISION_EVENT]
+            records = [DecisionRecord(r.seat, r.kind, r.replies, r.forfeited, r.failure, e)
+                       for r, e in zip(written, mine, strict=True)]
         prompts = _match(records, seats)
     except (ReplayError, RecordError) as exc:
         return Replay([], None, str(exc), None)
@@ -337,7 +343,7 @@ def _recorded(transcript: Transcript) -> list[DecisionRecord]:
 
 
 async def _play(transcript: Transcript, definition: GameDefinition
-                ) -> tuple[list[Event], dict[int, ReplaySeat]]:
+                ) -> tuple[list[Event], dict[int, ReplaySeat], list[DecisionRecord] | None]:
     header = transcript.header
     result = transcript.result or {}
     seed = header["seed"]
@@ -348,7 +354,8 @@ async def _play(transcript: Transcript, definition: GameDefinition
                           f"{header.get('format')}), and not every seat is a bot")
     # With records, every seat is handed its recorded answers (a bot's too: the re-play
     # then needs no bot code, only the engine and its prompts); without, bots re-run.
-    recorded = by_seat(_recorded(transcript)) if has_records else None
+    written = _recorded(transcript) if has_records else None
+    recorded = by_seat(written) if written is not None else None
     try:
         config = build_config(definition, dict(header["config"]), None)
         ctx = _ReplayContext(definition, config, seed, make_rng(seed), None, {}, None,
@@ -364,7 +371,8 @@ async def _play(transcript: Transcript, definition: GameDefinition
 
     def sink(event: Event) -> None:
         if has_records or event.type != DECISION_EVENT:
-            lines.append(dumps({"kind": "event", **event.to_json()}))
+            # What the transcript writer writes: {"kind": "event", **event.to_json()}.
+            lines.append(_EVENT_LINE + dumps(event.to_json())[1:])
         events.append(event)
 
     outcome = await prepared.play(sink)
@@ -374,16 +382,16 @@ async def _play(transcript: Transcript, definition: GameDefinition
             raise ReplayError(rs.problem)
     _check_events(transcript, lines)
     _check_result(result, outcome)
-    return events, seats
+    return events, seats, written
 
 
 def _check_header(header: Mapping[str, Any], prepared: PreparedGame) -> None:
-    if _json(prepared.config_json()) != _json(header.get("config")):
+    if not _same(prepared.config_json(), header.get("config")):
         raise ReplayError("the re-played config differs from the header's")
-    if _json(prepared.seats_json()) != _json(header.get("seats")):
+    if not _same(prepared.seats_json(), header.get("seats")):
         raise ReplayError("the re-played seats differ from the header's")
     extra = {k: v for k, v in header.items() if k not in _WRITER_KEYS}
-    if _json(prepared.header_extra()) != _json(extra):
+    if not _same(prepared.header_extra(), extra):
         raise ReplayError("the re-played game's set-up (the header's game facts) differs")
 
 
@@ -414,9 +422,9 @@ def _check_result(result: Mapping[str, Any], outcome: Any) -> None:
         raise ReplayError(f"the replay ended {outcome.status}, the transcript "
                           f"{result.get('status')}")
     placements = {str(k): v for k, v in outcome.placements.items()}
-    if _json(placements) != _json(result.get("placements") or {}):
+    if not _same(placements, result.get("placements") or {}):
         raise ReplayError("the replay's placements differ from the transcript's")
-    if _json(outcome.summary.to_json()) != _json(result.get("summary") or {}):
+    if not _same(outcome.summary.to_json(), result.get("summary") or {}):
         raise ReplayError("the replay's outcome summary differs from the transcript's")
 
 
@@ -443,6 +451,12 @@ def _abort_reason(result: Mapping[str, Any]) -> str | None:
         return None
     reason = result.get("reason")
     return reason if isinstance(reason, str) else "aborted"
+
+
+def _same(mine: Any, written: Any) -> bool:
+    """Equal as JSON: compared directly (JSON read back equals what was written), and
+    through JSON text only when that fails (a tuple written as a list)."""
+    return bool(mine == written) or _json(mine) == _json(written)
 
 
 def _json(value: Any) -> str:

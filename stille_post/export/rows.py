@@ -83,10 +83,17 @@ def tool_json(t: Tool) -> dict[str, Any]:
 
 
 def settings_json(request: ChatRequest | GenerationConfig) -> dict[str, Any]:
+    if (request.max_output_tokens is None and request.temperature is None
+            and request.reasoning_effort is None and not request.extra):
+        return _NO_SETTINGS
     return {"max_output_tokens": request.max_output_tokens,
             "temperature": request.temperature,
             "reasoning_effort": request.reasoning_effort,
             "extra": json_text(dict(request.extra))}
+
+
+_NO_SETTINGS: dict[str, Any] = {"max_output_tokens": None, "temperature": None,
+                                "reasoning_effort": None, "extra": None}
 
 
 def reply_json(reply: Reply | None) -> dict[str, Any] | None:
@@ -205,24 +212,39 @@ def _reask(prompt: Prompt | None, reply: Reply | None) -> dict[str, Any]:
             "reason": reply.reason if reply is not None else None}
 
 
+@dataclass(frozen=True)
+class _Seat:
+    """What every row of one seat repeats."""
+
+    label: str
+    role: str | None
+    llm: bool
+    placement: int | None
+    reward: float | None
+
+
 def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
                   roles: Sequence[str] = ()) -> Iterator[dict[str, Any]]:
     """One row per decision of the game (see docs/data.md for each column)."""
     t = source.transcript
-    header = t.header
-    seats = t.seats
     outcome = Outcome.of(t, scheme)
     records = replay.records
     prompts = replay.prompts
     # The events the records came with (the re-play's, when re-played) place the marks.
-    marks = game_marks(replay.events, records) if records else {}
+    marks = game_marks(replay.events or (), records) if records else {}
     game, game_id = t.game, source.game_id
-    seed = seed_of(header)
+    seed = seed_of(t.header)
+    seats: dict[int, _Seat] = {}
+    for seat, info in t.seats.items():
+        label = str(info.get("player", ""))
+        seats[seat] = _Seat(label, seat_role(info, roles), _is_llm(label),
+                            outcome.placements.get(seat), outcome.rewards.get(seat))
+    unknown = _Seat("", None, False, None, None)
+    status, valid = outcome.status, outcome.valid
     per_seat: dict[int, int] = {}
     for i, record in enumerate(records):
         seat = record.seat
-        info = seats.get(seat, {})
-        label = str(info.get("player", ""))
+        s = seats.get(seat, unknown)
         k = per_seat.get(seat, 0)
         per_seat[seat] = k + 1
         asks = prompts[i] if prompts is not None else None
@@ -230,11 +252,12 @@ def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
         request = first.request if first is not None else None
         replies = record.replies
         reply = replies[0] if replies else None
-        extra = [(asks[j] if asks is not None and j < len(asks) else None,
-                  replies[j] if j < len(replies) else None)
-                 for j in range(1, record.asks)]
+        n_asks = record.asks
+        reasks = [_reask(asks[j] if asks is not None and j < len(asks) else None,
+                         replies[j] if j < len(replies) else None)
+                  for j in range(1, n_asks)] if n_asks > 1 else []
         usage = record.usage()
-        cost = seat_cost_usd(label, usage) if _is_llm(label) else None
+        cost = seat_cost_usd(s.label, usage) if s.llm else None
         marked = marks.get(i, [])
         error = reply.error if reply is not None else "no_answer"
         ev = record.event
@@ -244,8 +267,8 @@ def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
             "game_id": game_id,
             "seed": seed,
             "seat": seat,
-            "player": label,
-            "role": seat_role(info, roles),
+            "player": s.label,
+            "role": s.role,
             "decision": i,
             "seat_decision": k,
             "kind": record.kind,
@@ -262,8 +285,8 @@ def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
             "reply": reply_json(reply),
             "error": error,
             "reason": reply.reason if reply is not None else None,
-            "reasks": [_reask(p, r) for p, r in extra],
-            "asks": record.asks,
+            "reasks": reasks,
+            "asks": n_asks,
             "valid_first_try": error is None and not marked and record.forfeited is None,
             "forfeited": record.forfeited,
             "failure": record.failure,
@@ -272,11 +295,11 @@ def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
             "output_tokens": usage.output_tokens,
             "cached_input_tokens": usage.cached_input_tokens,
             "cost_usd": round(cost, 8) if cost is not None else None,
-            "placement": outcome.placements.get(seat),
-            "reward": outcome.rewards.get(seat),
+            "placement": s.placement,
+            "reward": s.reward,
             "reward_scheme": scheme,
-            "game_status": outcome.status,
-            "game_valid": outcome.valid,
+            "game_status": status,
+            "game_valid": valid,
             "prompt_source": REPLAYED if request is not None else None,
             "prompt_problem": _prompt_problem(replay, first),
         }

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from stille_post.export.rows import message_json, tool_json
+from stille_post.export.rows import call_json, json_text, message_json, tool_json
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -83,14 +83,11 @@ class _Parts:
 
 
 class ParquetSink:
-    def __init__(self, folder: Path, schema: pa.Schema, *, first_part: int = 0,
-                 row_group_rows: int = ROW_GROUP_ROWS,
-                 row_group_bytes: int = ROW_GROUP_BYTES,
-                 rows_per_file: int = ROWS_PER_FILE) -> None:
+    def __init__(self, folder: Path, schema: pa.Schema, *, first_part: int = 0) -> None:
         self.schema = schema
         self.parts = _Parts(folder, "parquet", first_part)
-        self.group_rows, self.group_bytes = row_group_rows, row_group_bytes
-        self.rows_per_file = rows_per_file
+        self.group_rows, self.group_bytes = ROW_GROUP_ROWS, ROW_GROUP_BYTES
+        self.rows_per_file = ROWS_PER_FILE
         self.rows = 0
         self._writer: Any = None
         self._in_file = 0
@@ -186,8 +183,9 @@ class _ArrowBatch:
             name = field.name
             if name in self._unique:
                 item = field.type.value_type
-                distinct = pa.array([_INTERNED[name](o) for o in self._unique[name]],
-                                    type=item)
+                unique = self._unique[name]
+                distinct = _messages(unique, item) if name == "messages" else pa.array(
+                    [_INTERNED[name](o) for o in unique], type=item)
                 values = distinct.take(pa.array(self._flat[name], type=pa.int32()))
                 arrays.append(pa.ListArray.from_arrays(
                     pa.array(self._offsets[name], type=pa.int32()), values,
@@ -197,11 +195,28 @@ class _ArrowBatch:
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
 
+def _messages(unique: list[Any], item: pa.StructType) -> pa.Array:
+    """The distinct messages as one struct array, built field by field (what
+    `message_json` says each message becomes, without a dict per message)."""
+    import pyarrow as pa
+
+    calls = pa.array([[call_json(c) for c in m.tool_calls] if m.tool_calls else []
+                      for m in unique], type=item.field("tool_calls").type)
+    fields = {
+        "role": pa.array([m.role for m in unique], type=pa.string()),
+        "content": pa.array([m.content for m in unique], type=pa.string()),
+        "tool_calls": calls,
+        "tool_call_id": pa.array([m.tool_call_id for m in unique], type=pa.string()),
+        "provider_data": pa.array([json_text(m.provider_data) if m.provider_data else None
+                                   for m in unique], type=pa.string()),
+    }
+    return pa.StructArray.from_arrays([fields[f.name] for f in item], fields=list(item))
+
+
 class JsonlSink:
-    def __init__(self, folder: Path, *, first_part: int = 0,
-                 rows_per_file: int = ROWS_PER_FILE) -> None:
+    def __init__(self, folder: Path, *, first_part: int = 0) -> None:
         self.parts = _Parts(folder, "jsonl", first_part)
-        self.rows_per_file = rows_per_file
+        self.rows_per_file = ROWS_PER_FILE
         self.rows = 0
         self._file: Any = None
         self._in_file = 0
