@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stille_post import __version__
-from stille_post.export.rows import EXPORT_VERSION
-
-if TYPE_CHECKING:
-    from stille_post.export.run import ExportRequest
+from stille_post.export.rows import EXPORT_VERSION, Table
 
 SETTINGS_FILE = "tournament.json"  # a results folder's settings (tournament/config.py)
 
@@ -27,29 +25,31 @@ _ABOUT = {
 }
 
 
-def card(req: ExportRequest, games: Mapping[str, Any]) -> str:
+def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
+         games: Mapping[str, Any]) -> str:
+    """The card of an export of `what` in `fmt` from `folders` (its manifest's games)."""
     rows = sum(int(g.get("rows", 0)) for g in games.values() if isinstance(g, Mapping))
     lines = [
         "---",
-        f"pretty_name: stille_post {req.what}",
+        f"pretty_name: stille_post {what}",
         "tags:",
         "- games",
         "- llm",
         "- multi-agent",
         "configs:",
         "- config_name: default",
-        f"  data_files: \"data/part-*.{req.fmt}\"",
+        f"  data_files: \"data/part-*.{fmt}\"",
         "---",
         "",
-        f"# stille_post games: {req.what}",
+        f"# stille_post games: {what}",
         "",
-        f"{_ABOUT[req.what].capitalize()}. Exported by stille_post {__version__} "
-        f"(`stille-post export --what {req.what} --reward {req.reward}`), export "
+        f"{_ABOUT[what].capitalize()}. Exported by stille_post {__version__} "
+        f"(`stille-post export --what {what} --reward {reward}`), export "
         f"version {EXPORT_VERSION}: {len(games):,} games, {rows:,} rows.",
         "",
         "```python",
         "import datasets",
-        f"ds = datasets.load_dataset(\"{req.fmt if req.fmt == 'parquet' else 'json'}\", "
+        f"ds = datasets.load_dataset(\"{fmt if fmt == 'parquet' else 'json'}\", "
         "data_dir=\"THIS_FOLDER\")",
         "```",
         "",
@@ -59,29 +59,29 @@ def card(req: ExportRequest, games: Mapping[str, Any]) -> str:
         "",
         "## Schema",
         "",
-        *_schema(req),
+        *_schema(what),
         "",
         "## Settings",
         "",
-        *_settings(req),
+        *_settings(folders),
     ]
     return "\n".join(lines) + "\n"
 
 
-def _schema(req: ExportRequest) -> list[str]:
+def _schema(what: Table) -> list[str]:
     try:
         from stille_post.export.schema import schema
     except ImportError:  # JSON Lines without pyarrow: the docs have the columns
         return ["See docs/data.md (pyarrow, which prints the schema here, is not installed)."]
     out = ["| column | type |", "|---|---|"]
-    for f in schema(req.what):
+    for f in schema(what):
         out.append(f"| `{f.name}` | `{f.type}` |")
     return out
 
 
-def _settings(req: ExportRequest) -> list[str]:
+def _settings(folders: Sequence[Path]) -> list[str]:
     out: list[str] = []
-    for folder in req.folders:
+    for folder in folders:
         path = Path(folder) / SETTINGS_FILE
         if not path.is_file():
             continue

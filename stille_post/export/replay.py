@@ -91,6 +91,9 @@ class Replay:
     prompts: list[list[Prompt]] | None  # per record, one per ask; None: not replayed
     problem: str | None  # why there are no prompts (None: replayed and checked)
     events: Sequence[Event] | None  # the events `records` were read from
+    # True when the records' seq, round and turn are the transcript's own (False: a
+    # format-2 transcript, whose records exist only in the re-play)
+    written: bool = True
 
 
 class _Capture:
@@ -310,6 +313,8 @@ async def replay(transcript: Transcript, definition: GameDefinition) -> Replay:
         events, seats, written = await _play(transcript, definition)
         if written is None:  # bots re-run: the records are the re-play's own
             records = decision_records(events)
+            prompts = _match(records, seats)
+            return Replay(records, prompts, None, events, written=False)
         else:  # the written records, proved equal line by line, at the re-play's events
             mine = [e for e in events if e.type == DECISION_EVENT]
             records = [DecisionRecord(r.seat, r.kind, r.replies, r.forfeited, r.failure, e)
@@ -370,9 +375,13 @@ async def _play(transcript: Transcript, definition: GameDefinition
     events: list[Event] = []
 
     def sink(event: Event) -> None:
-        if has_records or event.type != DECISION_EVENT:
+        if has_records:
             # What the transcript writer writes: {"kind": "event", **event.to_json()}.
             lines.append(_EVENT_LINE + dumps(event.to_json())[1:])
+        elif event.type != DECISION_EVENT:
+            # A format-2 writer wrote no records, and numbered the other events 1, 2, ...
+            numbered = {**event.to_json(), "seq": len(lines) + 1}
+            lines.append(_EVENT_LINE + dumps(numbered)[1:])
         events.append(event)
 
     outcome = await prepared.play(sink)

@@ -340,7 +340,7 @@ def _write_manifest(folder: Path, req: ExportRequest, games: dict[str, Any],
 def _write_card(folder: Path, req: ExportRequest, games: dict[str, Any]) -> None:
     from stille_post.export.card import card
 
-    _atomic_write(folder / CARD, card(req, games))
+    _atomic_write(folder / CARD, card(req.what, req.fmt, req.reward, req.folders, games))
 
 
 def _atomic_write(path: Path, text: str) -> None:

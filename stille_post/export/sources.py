@@ -105,7 +105,10 @@ def read_whole(game_id: str, path: Path) -> GameSource | Skipped:
     try:
         t = Transcript.load(path, keep_lines=True)
     except TranscriptError as exc:
-        return Skipped(path, f"damaged: {str(exc).removeprefix(f'{path}:').strip()}")
+        where = str(exc).removeprefix(f"{path}:").strip()
+        line, colon, rest = where.partition(":")
+        return Skipped(path, f"damaged: line {line}:{rest}" if colon and line.isdigit()
+                       else f"damaged: {where}")
     except (OSError, RecursionError, ValueError) as exc:
         return Skipped(path, f"damaged: {type(exc).__name__}: {exc}"[:300])
     if t.torn_lines:

@@ -36,6 +36,7 @@ ROW_GROUP_BYTES = 64 << 20  # characters of message text a row group may assembl
 ROWS_PER_FILE = 1_000_000
 
 # The columns that hold shared objects, and how one object becomes a struct.
+_RAW_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 _INTERNED: Mapping[str, Callable[[Any], dict[str, Any]]] = {
     "messages": message_json, "tools": tool_json}
 
@@ -57,7 +58,7 @@ class _Parts:
     name in `folder` (never in data/, which readers list) and renamed when complete."""
 
     def __init__(self, folder: Path, fmt: Format, first: int) -> None:
-        self.folder, self.fmt, self.next = folder, fmt, first
+        self.folder, self.fmt, self.next, self.first = folder, fmt, first, first
         self.done: list[str] = []
         self.current: tuple[Path, Path] | None = None  # (temporary, final)
 
@@ -122,6 +123,12 @@ class ParquetSink:
 
     def close(self) -> list[str]:
         self._flush()
+        if self.rows == 0 and self.parts.next == self.parts.first == 0:
+            # A new export with no rows is still a table: one part, the schema, no rows.
+            import pyarrow.parquet as pq
+
+            self._writer = pq.ParquetWriter(self.parts.open(), self.schema,
+                                            compression="zstd")
         self._close_file()
         return self.parts.done
 
@@ -231,8 +238,13 @@ class JsonlSink:
             if objs is not None:
                 out[name] = [self._converted(o, convert) for o in objs]
         # UTF-8 as is: a lone surrogate, which UTF-8 cannot hold, never gets here (the
-        # exporter refuses a transcript that holds one: export/sources.py).
-        self._file.write(json.dumps(out, ensure_ascii=False) + "\n")
+        # exporter refuses a transcript that holds one: export/sources.py). The line
+        # breaks JSON leaves raw are escaped, so that a reader splitting on any line
+        # break (Python's str.splitlines) still sees one row per line.
+        line = json.dumps(out, ensure_ascii=False)
+        if "\u2028" in line or "\u2029" in line or "\x85" in line:
+            line = line.translate(_RAW_BREAKS)
+        self._file.write(line + "\n")
         self.rows += 1
         self._in_file += 1
         if len(self._cache) > 200_000:
@@ -257,6 +269,8 @@ class JsonlSink:
             self.parts.finish()
 
     def close(self) -> list[str]:
+        if self.rows == 0 and self.parts.next == self.parts.first == 0:
+            self._file = self.parts.open().open("w", encoding="utf-8")  # an empty table
         self._close_file()
         return self.parts.done
 
