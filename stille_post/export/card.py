@@ -5,8 +5,7 @@ table's schema, and each tournament's settings as its folder recorded them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 

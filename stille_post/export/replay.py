@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError
 from stille_post.core.events import Event
@@ -174,7 +174,7 @@ class ReplaySeat:
         self._fail(f"seat {self.seat} is asked {decision.kind!r} more often than the "
                    "transcript records")
 
-    def _fail(self, problem: str) -> Any:
+    def _fail(self, problem: str) -> NoReturn:
         self.problem = self.problem or problem
         raise _Diverged(problem)
 
@@ -435,6 +435,17 @@ def _check_result(result: Mapping[str, Any], outcome: Any) -> None:
         raise ReplayError("the replay's placements differ from the transcript's")
     if not _same(outcome.summary.to_json(), result.get("summary") or {}):
         raise ReplayError("the replay's outcome summary differs from the transcript's")
+    written = result.get("adherence")
+    if written is not None and not _same(
+            {str(k): v for k, v in (outcome.adherence or {}).items()}, written):
+        raise ReplayError("the replay's adherence tally differs from the transcript's")
+    usage = result.get("usage")
+    tokens = {str(s): u.to_json() for s, u in outcome.usage.items()}
+    if isinstance(usage, Mapping) and not _same(
+            tokens, {k: {t: v.get(t) for t in ("input_tokens", "output_tokens",
+                                               "cached_input_tokens")}
+                     for k, v in usage.items() if isinstance(v, Mapping)}):
+        raise ReplayError("the replay's tokens differ from the transcript's")
 
 
 def _match(replayed: Sequence[DecisionRecord], seats: Mapping[int, ReplaySeat]

@@ -114,6 +114,10 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _finite(value: Any) -> float | None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return float(value) if ok else None
@@ -332,12 +336,12 @@ def game_row(source: GameSource, scheme: RewardScheme,
     header, result = t.header, t.result or {}
     summary = t.summary
     outcome = Outcome.of(t, scheme)
-    usage = result.get("usage") if isinstance(result.get("usage"), Mapping) else {}
-    adherence = result.get("adherence") if isinstance(result.get("adherence"), Mapping) else {}
+    usage = _mapping(result.get("usage"))
+    adherence = _mapping(result.get("adherence"))
     seat_rows = []
     for seat, info in sorted(t.seats.items()):
         u = usage.get(str(seat)) if isinstance(usage.get(str(seat)), Mapping) else None
-        a = adherence.get(str(seat)) if isinstance(adherence.get(str(seat)), Mapping) else {}
+        a = _mapping(adherence.get(str(seat)))
         spent = Usage.from_json(u) if u is not None else None
         seat_rows.append({
             "seat": seat,
@@ -358,8 +362,8 @@ def game_row(source: GameSource, scheme: RewardScheme,
             "forfeits": _int(a.get("forfeits")),
             "note": summary.notes.get(seat),
         })
-    timing = result.get("timing") if isinstance(result.get("timing"), Mapping) else {}
-    started = header.get("timing") if isinstance(header.get("timing"), Mapping) else {}
+    timing = _mapping(result.get("timing"))
+    started = _mapping(header.get("timing"))
     imported = header.get("imported_from")
     facts = {k: v for k, v in header.items()
              if k not in ("kind", "format", "game", "version", "seed", "config", "seats",

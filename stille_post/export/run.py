@@ -36,7 +36,6 @@ from stille_post.export.records import RecordError
 from stille_post.export.replay import Replay, replay, unreplayed
 from stille_post.export.rows import (
     EXPORT_VERSION,
-    TABLES,
     GameSource,
     Table,
     decision_rows,

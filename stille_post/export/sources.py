@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from stille_post.core.transcript import Transcript, TranscriptError
 from stille_post.export.rows import GameSource
@@ -115,9 +116,22 @@ def read_whole(game_id: str, path: Path) -> GameSource | Skipped:
         return Skipped(path, "truncated: the last line was cut off (the game is incomplete)")
     if t.result is None:
         return Skipped(path, "incomplete: no result line (the game was cut off)")
-    if not isinstance(t.header.get("game"), str):
-        return Skipped(path, "damaged: the header names no game")
+    problem = header_problem(t.header)
+    if problem is not None:
+        return Skipped(path, f"damaged: {problem}")
     return GameSource(game_id, t, path)
+
+
+def header_problem(header: dict[str, Any]) -> str | None:
+    """What makes a header unusable, or None: the fields every table reads."""
+    if not isinstance(header.get("game"), str):
+        return "the header names no game"
+    seats = header.get("seats")
+    if not isinstance(seats, dict) or not all(
+            isinstance(k, str) and k.isdigit() and isinstance(v, dict)
+            for k, v in seats.items()):
+        return "the header's seats are not a table of seat numbers"
+    return None
 
 
 def _quick(raw: bytes) -> Transcript | None:
@@ -131,7 +145,7 @@ def _quick(raw: bytes) -> Transcript | None:
     except (ValueError, RecursionError):
         return None
     if not (isinstance(header, dict) and header.get("kind") == "header"
-            and isinstance(header.get("game"), str)
+            and header_problem(header) is None
             and isinstance(result, dict) and result.get("kind") == "result"):
         return None
     return Transcript(header=header, events=[], result=result, event_lines=events)
