@@ -25,6 +25,7 @@ from stille_post.core.text import printable
 What = Literal["decisions", "games", "events"]
 Fmt = Literal["parquet", "jsonl"]
 Reward = Literal["win", "partial"]
+_DIST = __name__.partition(".")[0]  # the distribution whose `data` extra brings pyarrow
 # Named skips and games without prompts listed one per line; the rest are counted.
 MAX_LISTED = 20
 
@@ -93,7 +94,7 @@ def _need_pyarrow() -> None:
     try:
         import pyarrow  # noqa: F401
     except ImportError:
-        raise UsageError("Parquet export needs pyarrow: pip install 'stille_post[data]' "
+        raise UsageError(f"Parquet export needs pyarrow: pip install '{_DIST}[data]' "
                          "(or --format jsonl)") from None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from stille_post import __version__
 from stille_post.export.rows import EXPORT_VERSION, Table
 
+_PACKAGE = __name__.partition(".")[0]
 SETTINGS_FILE = "tournament.json"  # a results folder's settings (tournament/config.py)
 
 _ABOUT = {
@@ -30,7 +31,7 @@ def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
     rows = sum(int(g.get("rows", 0)) for g in games.values() if isinstance(g, Mapping))
     lines = [
         "---",
-        f"pretty_name: stille_post {what}",
+        f"pretty_name: {_PACKAGE} {what}",
         "tags:",
         "- games",
         "- llm",
@@ -40,9 +41,9 @@ def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
         f"  data_files: \"data/part-*.{fmt}\"",
         "---",
         "",
-        f"# stille_post games: {what}",
+        f"# Games as data: {what}",
         "",
-        f"{_ABOUT[what].capitalize()}. Exported by stille_post {__version__} "
+        f"{_ABOUT[what].capitalize()}. Exported by {_PACKAGE} {__version__} "
         f"(`stille-post export --what {what} --reward {reward}`), export "
         f"version {EXPORT_VERSION}: {len(games):,} games, {rows:,} rows.",
         "",
@@ -54,7 +55,7 @@ def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
         "",
         "Open-shaped values (a game's config and details, an event's data, a tool call's "
         "arguments, a tool's parameters) are JSON text; everything else is typed. The "
-        "columns are documented in stille_post's docs/data.md.",
+        f"columns are documented in {_PACKAGE}'s docs/data.md.",
         "",
         "## Schema",
         "",

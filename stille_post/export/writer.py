@@ -168,18 +168,17 @@ class _ArrowBatch:
                 self._nulls[name].append(True)
             else:
                 self._nulls[name].append(False)
-                is_messages = name == "messages"
-                sizes = self._sizes
-                for obj in objs:
-                    j = index.get(id(obj))
-                    if j is None:
-                        j = index[id(obj)] = len(unique)
+                ids = list(map(id, objs))
+                for obj, key in zip(objs, ids, strict=True):
+                    if key not in index:  # new to this row group (the last turn, mostly)
+                        index[key] = len(unique)
                         unique.append(obj)
-                        if is_messages:
-                            sizes.append(len(obj.content))
-                    flat.append(j)
-                    if is_messages:
-                        self.text += sizes[j]
+                        if name == "messages":
+                            self._sizes.append(len(obj.content))
+                at = list(map(index.__getitem__, ids))
+                flat.extend(at)
+                if name == "messages":
+                    self.text += sum(map(self._sizes.__getitem__, at))
             self._offsets[name].append(len(flat))
 
     def table(self) -> pa.Table:
