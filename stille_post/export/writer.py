@@ -31,7 +31,7 @@ Format = Literal["parquet", "jsonl"]
 FORMATS: tuple[Format, ...] = ("parquet", "jsonl")
 
 DATA_DIR = "data"  # the part files, alone in their folder (the Hugging Face hub's layout)
-ROW_GROUP_ROWS = 8192
+ROW_GROUP_ROWS = 4096
 ROW_GROUP_BYTES = 64 << 20  # characters of message text a row group may assemble
 ROWS_PER_FILE = 1_000_000
 
