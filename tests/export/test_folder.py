@@ -35,6 +35,9 @@ def _jsonl_rows(out: Path) -> list[dict[str, Any]]:
 
 def test_a_tournament_folder_loads_with_datasets_pandas_and_polars(
         bot_folder: Folder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # datasets: offline (read when it is imported), its cache in the test's folder
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     datasets = pytest.importorskip("datasets")
     pd = pytest.importorskip("pandas")
     pl = pytest.importorskip("polars")
@@ -42,9 +45,6 @@ def test_a_tournament_folder_loads_with_datasets_pandas_and_polars(
     out = tmp_path / "out"
     done = run_cli("export", str(folder), "--out", str(out), "--hf-card")
     assert done.returncode == 0, done.stderr
-    # datasets: offline, its cache in the test's folder
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     ds = datasets.load_dataset("parquet", data_dir=str(out), cache_dir=str(tmp_path / "hf"))
     train = ds["train"]
     frame = pd.read_parquet(out / "data")
@@ -275,3 +275,44 @@ def test_export_exists_is_a_usage_error() -> None:
     from stille_post.core.errors import UsageError
 
     assert issubclass(ExportExists, UsageError)
+
+
+def test_a_failed_re_export_adds_no_part_file(bot_folder: Folder, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adding games in place: a part is named only once complete, and the manifest is
+    replaced only after it, so a run that dies leaves the export as it was."""
+    from stille_post.export import writer
+
+    folder = bot_folder("chameleon", 4)
+    held = tmp_path / "held"
+    held.mkdir()
+    for path in transcripts(folder)[2:]:
+        path.rename(held / path.name)
+    out = tmp_path / "out"
+    run_export(ExportRequest((folder,), out))
+    before = sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*")
+                    if p.is_file())
+    for path in held.iterdir():
+        path.rename(folder / "games" / path.name)
+    real = writer.ParquetSink.add
+    calls = {"n": 0}
+
+    def failing(self: Any, row: dict[str, Any]) -> None:
+        calls["n"] += 1
+        if calls["n"] == 12:
+            raise OSError(28, "No space left on device")
+        real(self, row)
+
+    monkeypatch.setattr(writer.ParquetSink, "add", failing)
+    monkeypatch.setattr(writer, "ROW_GROUP_ROWS", 4)  # a row group is on disk before
+    # As after a kill -9: nothing cleans up behind the failed run.
+    monkeypatch.setattr(writer.ParquetSink, "abort", lambda self: None)
+    with pytest.raises(OSError):
+        run_export(ExportRequest((folder,), out, overwrite=True))
+    after = sorted((p.relative_to(out), p.read_bytes()) for p in out.rglob("*")
+                   if p.is_file() and not p.name.startswith(".part-"))
+    assert after == before  # data/ and the manifest as they were
+    monkeypatch.undo()
+    again = run_export(ExportRequest((folder,), out, overwrite=True))
+    assert (again.mode, again.games) == ("added", 2)
+    assert not [p for p in out.iterdir() if p.name.startswith(".part-")]
