@@ -316,3 +316,16 @@ def test_a_failed_re_export_adds_no_part_file(bot_folder: Folder, tmp_path: Path
     again = run_export(ExportRequest((folder,), out, overwrite=True))
     assert (again.mode, again.games) == ("added", 2)
     assert not [p for p in out.iterdir() if p.name.startswith(".part-")]
+
+
+def test_two_folders_of_one_name_are_refused(bot_folder: Folder, tmp_path: Path) -> None:
+    folder = bot_folder("chameleon", 4)
+    twin = tmp_path / "elsewhere" / folder.name
+    twin.parent.mkdir()
+    import shutil
+
+    shutil.copytree(folder, twin)
+    done = run_cli("export", str(folder), str(twin), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "would both be game" in done.stderr
+    assert not (tmp_path / "out").exists()
