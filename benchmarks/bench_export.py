@@ -104,8 +104,9 @@ def run(sizes: list[int], game: str, where: Path, say: Any) -> dict[str, Any]:
             target = where / f"out-{what}-{n}"
             shutil.rmtree(target, ignore_errors=True)
             measured = _child("export", str(folder), "--out", str(target), "--what", what)
-            manifest = json.loads((target / ".export.json").read_text(encoding="utf-8"))
-            measured["rows"] = sum(g["rows"] for g in manifest["games"].values())
+            manifest = [json.loads(x) for x in (target / ".export.jsonl").read_text(
+                encoding="utf-8").splitlines()]
+            measured["rows"] = sum(g["rows"] for g in manifest if "game" in g)
             measured["bytes"] = _bytes(target / "data")
             row[what] = measured
             shutil.rmtree(target, ignore_errors=True)

@@ -114,7 +114,7 @@ def _summary(err: Console, result: object, what: str) -> None:
         say(f"skipped {s.line()}")
     if len(result.skipped) > MAX_LISTED:
         say(f"skipped {len(result.skipped) - MAX_LISTED:,} more (listed in "
-            f"{result.out}/.export.json)")
+            f"{result.out}/.export.jsonl)")
     unexpected = [n for n in result.no_prompts if not n.expected]
     expected = [n for n in result.no_prompts if n.expected]
     for n in unexpected[:MAX_LISTED]:

@@ -5,9 +5,8 @@ table's schema, and each tournament's settings as its folder recorded them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from stille_post import __version__
 from stille_post.export.rows import EXPORT_VERSION, Table
@@ -25,10 +24,10 @@ _ABOUT = {
 }
 
 
-def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
-         games: Mapping[str, Any]) -> str:
-    """The card of an export of `what` in `fmt` from `folders` (its manifest's games)."""
-    rows = sum(int(g.get("rows", 0)) for g in games.values() if isinstance(g, Mapping))
+def card(what: Table, fmt: str, reward: str, folders: Sequence[Path], games: int,
+         rows: int) -> str:
+    """The card of an export of `what` in `fmt` from `folders`: `games` games in `rows`
+    rows."""
     lines = [
         "---",
         f"pretty_name: {_PACKAGE} {what}",
@@ -45,7 +44,7 @@ def card(what: Table, fmt: str, reward: str, folders: Sequence[Path],
         "",
         f"{_ABOUT[what].capitalize()}. Exported by {_PACKAGE} {__version__} "
         f"(`stille-post export --what {what} --reward {reward}`), export "
-        f"version {EXPORT_VERSION}: {len(games):,} games, {rows:,} rows.",
+        f"version {EXPORT_VERSION}: {games:,} games, {rows:,} rows.",
         "",
         "```python",
         "import datasets",

@@ -1,7 +1,7 @@
 """One export: transcripts in, one table out (`stille-post export`, docs/data.md).
 
 The output folder holds the table's part files in `data/` (nothing else is there, so
-pandas and polars read the folder as one table), a hidden manifest (`.export.json`: the
+pandas and polars read the folder as one table), a hidden manifest (`.export.jsonl`: the
 settings, every exported game with its transcript's size and mtime, every skipped one)
 and, with `hf_card`, a dataset card (README.md): the layout of a dataset on the Hugging
 Face hub, which `datasets.load_dataset("parquet", data_dir=DIR)` reads as it is.
@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import heapq
 import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from stille_post.core.errors import UsageError
 from stille_post.core.rewards import RewardScheme
@@ -44,7 +45,8 @@ from stille_post.export.rows import (
 )
 from stille_post.export.writer import DATA_DIR, Format, JsonlSink, ParquetSink, Sink
 
-MANIFEST = ".export.json"
+MANIFEST = ".export.jsonl"
+_NEW_GAMES = ".export-games.tmp"  # this run's game lines, merged into the manifest
 CARD = "README.md"
 Mode = Literal["new", "added", "rewritten", "unchanged"]
 GC_YOUNG_THRESHOLD = 50_000
@@ -98,16 +100,19 @@ def run_export(req: ExportRequest, progress: Progress | None = None) -> ExportRe
     (one line) for bad input: a missing folder, an existing export without `overwrite`,
     an output folder that holds something else."""
     out = req.out
-    manifest = _check_out(out, req.overwrite)
-    found = sources.find(list(req.folders), exclude=out)
-    if manifest is not None:
-        _remove_orphans(out, manifest)
-        if _can_add(manifest, req, found):
-            return _add(req, found, manifest, progress)
-    return _rewrite(req, found, progress, existed=manifest is not None)
+    head = _check_out(out, req.overwrite)
+    catalog = sources.find(list(req.folders), exclude=out)
+    if head is not None:
+        _remove_orphans(out, head)
+        exported = _exported(out, head, req, catalog)
+        if exported is not None:
+            return _add(req, catalog, head, exported, progress)
+    return _rewrite(req, catalog, progress, existed=head is not None)
 
 
 def _check_out(out: Path, overwrite: bool) -> dict[str, Any] | None:
+    """The existing export's first manifest line (its settings), or None for a new
+    export."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the export")
     if not out.exists() or not any(out.iterdir()):
@@ -119,10 +124,11 @@ def _check_out(out: Path, overwrite: bool) -> dict[str, Any] | None:
         raise ExportExists(f"{out} already holds an export; add --overwrite to bring it up "
                            "to date (new games are added, or it is written anew)")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        with path.open(encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
     except (OSError, ValueError):
         return {}  # unreadable: written anew
-    return manifest if isinstance(manifest, dict) else {}
+    return head if isinstance(head, dict) else {}
 
 
 def _settings(req: ExportRequest) -> dict[str, Any]:
@@ -130,33 +136,53 @@ def _settings(req: ExportRequest) -> dict[str, Any]:
             "reward": req.reward}
 
 
-def _stat(path: Path) -> dict[str, int]:
+def _stat(path: Path) -> tuple[int, int]:
     st = path.stat()
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    return st.st_size, st.st_mtime_ns
 
 
-def _can_add(manifest: dict[str, Any], req: ExportRequest,
-             found: Sequence[sources.Found]) -> bool:
-    if any(manifest.get(k) != v for k, v in _settings(req).items()):
-        return False
-    games = manifest.get("games")
-    if not isinstance(games, dict):
-        return False
-    by_id = {f.game_id: f for f in found}
-    for game_id, entry in games.items():
-        now = by_id.get(game_id)
-        if now is None or not isinstance(entry, dict) or entry.get("path") != str(now.path):
-            return False
-        try:
-            if _stat(now.path) != {k: entry.get(k) for k in ("size", "mtime_ns")}:
-                return False
-        except OSError:
-            return False
-    return True
+def _manifest_lines(out: Path) -> Iterator[dict[str, Any]]:
+    """The manifest's lines after the first (games, then skipped transcripts)."""
+    with (out / MANIFEST).open(encoding="utf-8") as fh:
+        fh.readline()
+        for line in fh:
+            obj = json.loads(line)
+            if isinstance(obj, dict):
+                yield obj
 
 
-def _remove_orphans(out: Path, manifest: dict[str, Any]) -> None:
-    listed = set(manifest.get("parts") or [])
+def _exported(out: Path, head: dict[str, Any], req: ExportRequest,
+              catalog: sources.Catalog) -> bytearray | None:
+    """Which games of `catalog` the export holds (a mark per game), when only new games
+    need adding; None when it must be written anew: other settings, or an exported
+    transcript gone or changed. The manifest is read line by line beside the catalog
+    (both are in id order), so this costs a byte per game."""
+    if any(head.get(k) != v for k, v in _settings(req).items()):
+        return None
+    marks = bytearray(len(catalog))
+    ids = catalog.ids
+    i = 0
+    try:
+        for entry in _manifest_lines(out):
+            if "skipped" in entry:
+                continue
+            game_id = entry.get("game")
+            while i < len(ids) and ids[i] < str(game_id):
+                i += 1
+            if i == len(ids) or ids[i] != game_id:
+                return None  # gone
+            found = catalog[i]
+            if entry.get("path") != str(found.path) or \
+                    [entry.get("size"), entry.get("mtime_ns")] != list(_stat(found.path)):
+                return None  # changed
+            marks[i] = 1
+    except (OSError, ValueError):
+        return None
+    return marks
+
+
+def _remove_orphans(out: Path, head: dict[str, Any]) -> None:
+    listed = set(head.get("parts") or [])
     data = out / DATA_DIR
     leftovers = [p for p in out.iterdir() if p.name.startswith(".part-")]
     if data.is_dir():
@@ -166,7 +192,22 @@ def _remove_orphans(out: Path, manifest: dict[str, Any]) -> None:
             path.unlink()
 
 
-def _rewrite(req: ExportRequest, found: Sequence[sources.Found], progress: Progress | None,
+class _Todo(Sequence[sources.Found]):
+    """The games of a catalog not marked as exported, in id order."""
+
+    def __init__(self, catalog: sources.Catalog, marks: bytearray | None) -> None:
+        self.catalog = catalog
+        self.at: Sequence[int] = range(len(catalog)) if marks is None else \
+            [i for i, m in enumerate(marks) if not m]
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, k: int) -> sources.Found:  # type: ignore[override]
+        return self.catalog[self.at[k]]
+
+
+def _rewrite(req: ExportRequest, catalog: sources.Catalog, progress: Progress | None,
              *, existed: bool) -> ExportResult:
     out = req.out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -174,12 +215,10 @@ def _rewrite(req: ExportRequest, found: Sequence[sources.Found], progress: Progr
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        result, entries, parts = _export(req, found, staging, 0, progress)
+        result, parts = _export(req, _Todo(catalog, None), staging, 0, progress)
         result.out = out
         result.mode = "rewritten" if existed else "new"
-        _write_manifest(staging, req, entries, parts, result.skipped)
-        if req.hf_card:
-            _write_card(staging, req, entries)
+        _write_manifest(staging, req, parts, result, None)
         if out.exists():
             old = out.parent / f".{out.name}.old-{os.getpid()}"
             os.replace(out, old)
@@ -192,46 +231,43 @@ def _rewrite(req: ExportRequest, found: Sequence[sources.Found], progress: Progr
     return result
 
 
-def _add(req: ExportRequest, found: Sequence[sources.Found], manifest: dict[str, Any],
-         progress: Progress | None) -> ExportResult:
+def _add(req: ExportRequest, catalog: sources.Catalog, head: dict[str, Any],
+         exported: bytearray, progress: Progress | None) -> ExportResult:
     out = req.out
-    games: dict[str, Any] = dict(manifest["games"])
-    parts: list[str] = list(manifest.get("parts") or [])
-    new = [f for f in found if f.game_id not in games]
+    parts: list[str] = list(head.get("parts") or [])
+    todo = _Todo(catalog, exported)
     first = 1 + max((int(p[5:10]) for p in parts if p[5:10].isdigit()), default=-1)
-    result, entries, added = _export(req, new, out, first, progress)
-    result.kept = len(games)
-    result.mode = "added" if new else "unchanged"
-    games.update(entries)
-    _write_manifest(out, req, games, parts + added, result.skipped)
-    if req.hf_card:
-        _write_card(out, req, games)
+    result, added = _export(req, todo, out, first, progress)
+    result.kept = sum(exported)
+    result.mode = "added" if len(todo) else "unchanged"
+    _write_manifest(out, req, parts + added, result, out)
     return result
 
 
-def _export(req: ExportRequest, found: Sequence[sources.Found], folder: Path, first: int,
-            progress: Progress | None
-            ) -> tuple[ExportResult, dict[str, Any], list[str]]:
+def _export(req: ExportRequest, todo: Sequence[sources.Found], folder: Path, first: int,
+            progress: Progress | None) -> tuple[ExportResult, list[str]]:
     sink = _sink(req, folder, first)
     result = ExportResult(req.out)
-    entries: dict[str, Any] = {}
     try:
-        # One event loop for the whole export: the re-plays run on it one after another.
-        with _quiet_gc():
-            asyncio.run(_games(req, found, sink, result, entries, progress))
+        with (folder / _NEW_GAMES).open("w", encoding="utf-8") as entries, _quiet_gc():
+            # One event loop for the whole export: the re-plays run on it one after
+            # another.
+            asyncio.run(_games(req, todo, sink, result, entries, progress))
         parts = sink.close()
     except BaseException:
         sink.abort()
+        with contextlib.suppress(OSError):
+            (folder / _NEW_GAMES).unlink()
         raise
     result.rows = sink.rows
-    return result, entries, parts
+    return result, parts
 
 
-async def _games(req: ExportRequest, found: Sequence[sources.Found], sink: Sink,
-                 result: ExportResult, entries: dict[str, Any],
+async def _games(req: ExportRequest, todo: Sequence[sources.Found], sink: Sink,
+                 result: ExportResult, entries: TextIO,
                  progress: Progress | None) -> None:
     quick = req.what == "decisions"  # a re-play checks every line (export/sources.py)
-    for n, item in enumerate(found, start=1):
+    for n, item in enumerate(todo, start=1):
         got = sources.read(item, quick=quick)
         rows = None
         if isinstance(got, sources.Skipped):
@@ -242,11 +278,13 @@ async def _games(req: ExportRequest, found: Sequence[sources.Found], sink: Sink,
             before = sink.rows
             for row in rows:
                 sink.add(row)
-            entries[item.game_id] = {"path": str(item.path), **_stat(item.path),
-                                     "rows": sink.rows - before}
+            size, mtime = _stat(item.path)
+            entries.write(json.dumps({"game": item.game_id, "path": str(item.path),
+                                      "size": size, "mtime_ns": mtime,
+                                      "rows": sink.rows - before}, ensure_ascii=False) + "\n")
             result.games += 1
         if progress is not None:
-            progress(n, len(found))
+            progress(n, len(todo))
 
 
 @contextlib.contextmanager
@@ -328,18 +366,40 @@ def _roles(game: str) -> tuple[str, ...]:
     return tuple(r.name for r in definition.roles) if definition is not None else ()
 
 
-def _write_manifest(folder: Path, req: ExportRequest, games: dict[str, Any],
-                    parts: list[str], skipped: Sequence[sources.Skipped]) -> None:
-    data = {**_settings(req), "sources": [str(f) for f in req.folders], "parts": parts,
-            "games": games, "skipped": [{"path": str(s.path), "reason": s.reason}
-                                        for s in skipped]}
-    _atomic_write(folder / MANIFEST, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+def _write_manifest(folder: Path, req: ExportRequest, parts: list[str],
+                    result: ExportResult, old: Path | None) -> None:
+    """The manifest (JSON Lines): the settings and parts; every exported game in id
+    order, the earlier export's (`old`) merged with this run's, as streams; the skipped
+    transcripts. Written aside and renamed; then the card, with the totals."""
+    def games(path: Path) -> Iterator[tuple[str, str]]:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                yield json.loads(line)["game"], line
 
+    head = {**_settings(req), "sources": [str(f) for f in req.folders], "parts": parts}
+    new = folder / _NEW_GAMES
+    tmp = folder / f".{MANIFEST}.tmp"
+    count = rows = 0
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(head, ensure_ascii=False) + "\n")
+        streams: list[Iterator[tuple[str, str]]] = [games(new)]
+        if old is not None:
+            streams.append((e["game"], json.dumps(e, ensure_ascii=False) + "\n")
+                           for e in _manifest_lines(old) if "game" in e)
+        for _, line in heapq.merge(*streams):
+            fh.write(line)
+            count += 1
+            rows += int(json.loads(line).get("rows", 0))
+        for s in result.skipped:
+            fh.write(json.dumps({"skipped": str(s.path), "reason": s.reason},
+                                ensure_ascii=False) + "\n")
+    os.replace(tmp, folder / MANIFEST)
+    new.unlink()
+    if req.hf_card:
+        from stille_post.export.card import card
 
-def _write_card(folder: Path, req: ExportRequest, games: dict[str, Any]) -> None:
-    from stille_post.export.card import card
-
-    _atomic_write(folder / CARD, card(req.what, req.fmt, req.reward, req.folders, games))
+        _atomic_write(folder / CARD, card(req.what, req.fmt, req.reward, req.folders,
+                                          count, rows))
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -14,7 +14,9 @@ Lines, can hold: exported text is never silently changed.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -47,37 +49,67 @@ class Skipped:
         return f"{self.path}: {self.reason}"
 
 
-def find(folders: Sequence[Path], *, exclude: Path | None = None) -> list[Found]:
+class Catalog(Sequence[Found]):
+    """Every transcript to export, in id order, held compactly: a string per game (its
+    id) and a byte (which FOLDER argument it is under), so that even a million games
+    cost little memory. Indexing gives a `Found`."""
+
+    def __init__(self, roots: list[tuple[str, Path, bool]], ids: list[str],
+                 where: bytearray) -> None:
+        self._roots, self.ids, self._where = roots, ids, where  # (prefix, root, is_file)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: int) -> Found:  # type: ignore[override]
+        game_id = self.ids[i]
+        prefix, root, is_file = self._roots[self._where[i]]
+        if is_file:
+            return Found(game_id, root)
+        return Found(game_id, root / (game_id[len(prefix) + 1:] + ".jsonl"))
+
+
+def find(folders: Sequence[Path], *, exclude: Path | None = None) -> Catalog:
     """Every transcript under `folders`, in id order. Raises SourceError for a folder
     that does not exist, and for two transcripts that would get the same id."""
-    found: dict[str, Found] = {}
-    for folder in folders:
-        for item in _transcripts(folder, exclude):
-            if item.game_id in found and found[item.game_id].path != item.path:
-                raise SourceError(f"{found[item.game_id].path} and {item.path} would both "
-                                  f"be game {item.game_id!r}: export folders with "
-                                  "different names")
-            found[item.game_id] = item
-    return [found[k] for k in sorted(found)]
+    if len(folders) > 255:
+        raise SourceError("at most 255 folders at once; export them in groups")
+    roots: list[tuple[str, Path, bool]] = []
+    pairs: list[tuple[str, int]] = []
+    skip = os.path.realpath(exclude) if exclude is not None else None
+    for k, folder in enumerate(folders):
+        if folder.is_file():
+            roots.append(("", folder, True))
+            pairs.append((folder.name.removesuffix(".jsonl"), k))
+            continue
+        if not folder.is_dir():
+            raise SourceError(f"{folder}: no such folder or transcript")
+        name = folder.resolve().name
+        games = folder / GAMES_DIR
+        root = games if games.is_dir() else folder
+        roots.append((name, root, False))
+        pairs.extend((f"{name}/{rel}", k) for rel in _names(root, skip))
+    pairs.sort()
+    for (a, i), (b, j) in itertools.pairwise(pairs):
+        if a == b:
+            raise SourceError(f"{roots[i][1]} and {roots[j][1]} both hold game {a!r}: "
+                              "export folders with different names")
+    return Catalog(roots, [p[0] for p in pairs], bytearray(p[1] for p in pairs))
 
 
-def _transcripts(folder: Path, exclude: Path | None) -> Iterator[Found]:
-    if folder.is_file():
-        yield Found(folder.name.removesuffix(".jsonl"), folder)
-        return
-    if not folder.is_dir():
-        raise SourceError(f"{folder}: no such folder or transcript")
-    name = folder.resolve().name
-    games = folder / GAMES_DIR
-    root = games if games.is_dir() else folder
-    skip = exclude.resolve() if exclude is not None else None
-    for path in sorted(root.rglob("*.jsonl")):
-        rel = path.relative_to(root)
-        if any(p.startswith(".") for p in rel.parts):
-            continue  # hidden: a half-written export's parts, editor files
-        if skip is not None and path.resolve().is_relative_to(skip):
-            continue  # the export's own output, when it is inside the folder
-        yield Found(f"{name}/{rel.with_suffix('').as_posix()}", path)
+def _names(root: Path, skip: str | None) -> Iterator[str]:
+    """Each `*.jsonl` below `root` by its path from there, without `.jsonl` (plain
+    strings: a Path per game would cost more memory than the game's row)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        # hidden folders (a half-written export, editor files) and the export's own
+        # output, when it is inside the folder, are not looked into
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and (
+            skip is None or os.path.realpath(os.path.join(dirpath, d)) != skip))
+        rel = os.path.relpath(dirpath, root)
+        base = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        for f in filenames:
+            if f.endswith(".jsonl") and not f.startswith("."):
+                yield base + f[:-6]
 
 
 def read(found: Found, *, quick: bool = False) -> GameSource | Skipped:

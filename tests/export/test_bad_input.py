@@ -56,8 +56,10 @@ def test_damaged_and_cut_off_transcripts_are_skipped_and_named(bot_folder: Folde
     assert "notes.jsonl: damaged: line 1: not a transcript line" in err
     assert {r["game_id"] for r in _rows(out)} == {f"{folder.name}/{games[3].stem}"}
     assert len(_rows(out)) == sum(adherence_decisions(games[3]).values())
-    manifest = json.loads((out / ".export.json").read_text(encoding="utf-8"))
-    assert len(manifest["skipped"]) == 4
+    manifest = [json.loads(x) for x in (out / ".export.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    assert len([m for m in manifest if "skipped" in m]) == 4
+    assert [m["game"] for m in manifest if "game" in m] == [f"{folder.name}/{games[3].stem}"]
 
 
 def test_a_damaged_decision_record_skips_its_game(bot_folder: Folder, tmp_path: Path) -> None:

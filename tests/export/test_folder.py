@@ -327,5 +327,5 @@ def test_two_folders_of_one_name_are_refused(bot_folder: Folder, tmp_path: Path)
     shutil.copytree(folder, twin)
     done = run_cli("export", str(folder), str(twin), "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "would both be game" in done.stderr
+    assert "both hold game" in done.stderr
     assert not (tmp_path / "out").exists()
