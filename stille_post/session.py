@@ -16,7 +16,7 @@ from stille_post.core.outcome import GameOutcome
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
-from stille_post.games.kit.setup import LLMFactory, prepare
+from stille_post.games.kit.setup import LLMFactory, PreparedGame, prepare
 from stille_post.providers.base import Usage
 from stille_post.providers.pricing import seat_cost_usd
 
@@ -74,6 +74,14 @@ async def play_game(
     prepared = prepare(game, seed=seed, rng=make_rng(seed), players=players,
                        options=options or {}, roles=roles, preset=preset,
                        llm_factory=llm_factory)
+    return await play_prepared(prepared, seed=seed, out=out, watch=watch)
+
+
+async def play_prepared(prepared: PreparedGame, *, seed: int, out: Path,
+                        watch: EventSink | None = None) -> GameRun:
+    """Play a prepared game and write its transcript: the part of `play_game` after set-up,
+    shared with the environments (stille_post/envs/), which seat players of their own."""
+    game = prepared.definition
     seats = prepared.seats_json()
     with TranscriptWriter(out) as writer:
         writer.header(game=game.name, config=prepared.config_json(), seed=seed, seats=seats,

@@ -11,6 +11,7 @@ import os
 import sys
 import traceback
 from importlib import import_module
+from typing import Annotated
 
 import typer
 from typer import TyperException
@@ -24,11 +25,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # `-h` as well as `--help`, on every command (a context passes them to its children).
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from stille_post import __version__
+
+        typer.echo(f"stille-post {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", help="print the version and exit", is_eager=True,
+        callback=_print_version)] = False,
+) -> None:
     """LLMs play social-deduction and word games against each other."""
 
 

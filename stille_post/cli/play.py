@@ -34,8 +34,10 @@ COMMON = [
     option("seed", int | None, None, "--seed", help="game seed; a fresh one if omitted"),
     option("players", str | None, None, "--players",
            help="comma-separated seats, one per seat: bot names (`bot` = the role's "
-                "default), provider specs (openai:gpt-5-mini, openai-compatible:MODEL@URL) "
-                "or script:FILE.yaml"),
+                "default), models (openai:gpt-5-mini, openai-compatible:MODEL@URL, "
+                "model:ALIAS), script:FILE.yaml, `human` (you, in this terminal), `web` "
+                "(a person in a browser page), agent:NAME or python:module:attr (an "
+                "agent; +MODEL for the model it may call)"),
     option("role", list[str] | None, None, "--role",
            help="NAME=SPEC: every seat of that role plays SPEC; repeatable"),
     option("set_", list[str] | None, None, "--set",
@@ -98,7 +100,8 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
     host = HumanHost(port=common.get("port"), vocabulary=definition.events)
 
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
-                     replay=common.get("replay"), models=common.get("models")) as llm_factory:
+                     replay=common.get("replay"), models=common.get("models"),
+                     seats=[*(players or []), *roles.values()]) as llm_factory:
         watch: Any = None
         if people:
             # The live rendering is omniscient: with a person at the table they see only

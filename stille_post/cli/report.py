@@ -8,9 +8,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
+from stille_post.cli.tables import Column, print_table
 from stille_post.core.errors import UsageError
+from stille_post.tournament.present import cell, heading
 from stille_post.tournament.ratings import DEFAULT_PASSES
 
 
@@ -37,14 +39,21 @@ def register(app: typer.Typer) -> None:
         labels: Annotated[Path | None, typer.Option(
             "--labels", help="display names (TOML): \"model-key\" = \"Name\" per line")]
         = None,
+        replays: Annotated[str, typer.Option(
+            "--replays", metavar="N|all",
+            help="with --html: replay pages for the first N games (0: none; all: every "
+                 "game); the others show their `stille-post view` command")] = "500",
         clean_only: Annotated[bool, typer.Option(
             "--clean-only", help="rate only the games in which no seat forfeited a "
                                  "decision (the error-survival check)")] = False,
     ) -> None:
         """Ratings (TrueSkill), win rates with CIs, game metrics, missing games."""
         from stille_post.tournament.report import (
+            DEFAULT_REPLAYS,
             build_report,
+            games_page_path,
             load_labels,
+            replay_dir,
             write_csv,
             write_html,
         )
@@ -62,6 +71,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"--html {html}: the folder {html.parent} does not exist")
         if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
             raise UsageError(f"--csv {csv_dir} is a file; give a folder")
+        replay_limit = _replay_limit(replays, DEFAULT_REPLAYS)
         names = load_labels(labels) if labels is not None else None
         try:
             data = build_report(results_dir, passes=passes, seed=seed, workers=workers,
@@ -83,15 +93,25 @@ def register(app: typer.Typer) -> None:
             for path in write_csv(data, csv_dir):
                 err.print(f"wrote {path}")
         if html is not None:
-            err.print(f"wrote {write_html(data, html)}")
+            err.print(f"wrote {write_html(data, html, replays=replay_limit)}")
+            if games_page_path(html).is_file():
+                err.print(f"wrote {games_page_path(html)} (every game, its replay in "
+                          f"{replay_dir(html)})")
         if as_json:
             typer.echo(json.dumps(data))
         else:
             _print(Console(), data)
 
 
-def _f(v: Any) -> str:
-    return f"{v:.3f}" if isinstance(v, float) else "–" if v is None else str(v)
+def _replay_limit(text: str, default: int) -> int | None:
+    """`--replays`: a count of games, or `all` (None: no limit)."""
+    value = text.strip().lower()
+    if value == "all":
+        return None
+    if not value.isdigit():
+        raise UsageError(f"--replays {text!r}: give a number of games (0 for none) or `all` "
+                         f"(default {default})")
+    return int(value)
 
 
 def register_leaderboard(app: typer.Typer) -> None:
@@ -122,68 +142,98 @@ def register_leaderboard(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(board))
         else:
+            _print_board(Console(), board)
             err = Console(stderr=True)
             for path in written:
                 err.print(f"wrote {path}")
 
 
+def _print_board(console: Console, board: dict[str, Any]) -> None:
+    """The cross-game leaderboard: a row per model, its overall rank with the interval,
+    and its rank in each game (`unrated` where it met only itself)."""
+    columns = [Column("rank", right=True), Column("model"),
+               Column("interval", right=True, drop=2), Column("score", right=True, drop=1)]
+    games = [g["column"] for g in board["games"]]
+    columns += [Column(g, right=True) for g in games]
+    rows = []
+    for row in board["rows"]:
+        lo_hi = row["rank_interval"]
+        cells = []
+        for g in games:
+            c = row["games"].get(g)
+            cells.append("–" if c is None else
+                         f"#{c['rank']} of {c['of']}" if c.get("rank") else "unrated")
+        rows.append([str(row["rank"]) if row["rank"] is not None else "unrated",
+                     row["model"], f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else "–",
+                     cell(row["score"]), *cells])
+    print_table(console, "leaderboard across games", columns, rows, keys=2)
+    if any(row["rank"] is None for row in board["rows"]):
+        console.print("unrated: a model that met only itself in a game (every seat) has no "
+                      "standing there; unrated in every game, it has no overall rank")
+
+
 def _print(console: Console, data: dict[str, Any]) -> None:
+    from stille_post.tournament.html import standings
+
     g = data["games"]
-    console.print(f"[bold]{data['game']}[/]: {g['planned']} planned, {g['completed']} "
+    console.print(f"[bold]{escape(data['game'])}[/]: {g['planned']} planned, {g['completed']} "
                   f"completed, {g['aborted']} aborted, {g['missing']} missing "
                   f"({g['rated']} rated)")
     if g["missing"] or g["aborted"]:
         console.print("[yellow]warning:[/] missing and aborted games are not in the ratings; "
-                      f"missing: {', '.join((data['missing'] + data['broken'])[:10]) or '-'}")
-    board = Table(title=f"TrueSkill leaderboard ({data['ratings']['passes']} passes)")
-    for col in ("#", "player", "games", "μ", "σ", "win rate", "95% CI", "points", "Σ points",
-                "$"):
-        board.add_column(col, justify="left" if col == "player" else "right")
-    for i, r in enumerate(data["leaderboard"], start=1):
-        lo, hi = r["win_rate_ci"]
-        board.add_row(str(i), r["player"], str(r["games"]), _f(r["mu"]), _f(r["sigma"]),
-                      _f(r["win_rate"]), f"{lo:.2f}–{hi:.2f}", _f(r["partial_points"]),
-                      _f(r.get("partial_points_sum")), _f(r["dollars"]))
-    console.print(board)
+                      "missing: "
+                      + escape(', '.join((data['missing'] + data['broken'])[:10]) or '-'))
+    ranks = standings(data["leaderboard"])
+    rows = []
+    for r in data["leaderboard"]:
+        rows.append([str(ranks.get(r["player"], "unrated")), r["player"], str(r["games"]),
+                     cell(r["mu"]), cell(r["sigma"]), cell(r["win_rate"]),
+                     f"{r['win_rate_ci'][0]:.2f}–{r['win_rate_ci'][1]:.2f}",
+                     cell(r["partial_points"]), cell(r.get("partial_points_sum")),
+                     cell(r["dollars"])])
+    # Names stay whole: at a narrow width the least needed columns go first.
+    print_table(console, f"TrueSkill leaderboard ({data['ratings']['passes']} passes)", [
+        Column("#", right=True), Column("player"), Column("games", right=True),
+        Column("μ", right=True), Column("σ", right=True), Column("win rate", right=True),
+        Column("95% CI", right=True, drop=1), Column("points", right=True, drop=3),
+        Column("Σ points", right=True, drop=4), Column("$", right=True, drop=2)],
+        rows, keys=2)
+    if any(ranks.get(r["player"]) is None for r in data["leaderboard"]):
+        console.print("unrated: played only against itself (every seat of its games), so "
+                      "its games say nothing about its strength")
     _print_adherence(console, data)
     spend = data.get("spend") or {}
     if spend.get("models"):
         from stille_post.tournament.spend import SPEND_COLUMNS, spend_table_rows
 
-        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens "
-                        "(every recorded game)")
-        for col in SPEND_COLUMNS:
-            t.add_column(col, justify="left" if col == "model" else "right")
-        for srow in spend_table_rows(spend):
-            t.add_row(*srow)
-        console.print(t)
+        print_table(console, f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens "
+                             "(every recorded game)",
+                    [Column(c, right=c != "model") for c in SPEND_COLUMNS],
+                    [list(srow) for srow in spend_table_rows(spend)])
     if data.get("budget"):
         b = data["budget"]
         console.print(f"last run stopped: {b['stopped']} ({b['reason']})")
+    overall = data["metrics"]["overall"]
+    if overall:
+        print_table(console, "game metrics", [Column("metric"), Column("value", right=True)],
+                    [[heading(k), cell(v)] for k, v in overall.items()])
     per_player = data["metrics"]["per_player"]
     if any(k != "adherence" for v in per_player.values() for k in v):
         names = sorted({k for v in per_player.values() for k in v} - {"adherence"})
-        t = Table(title="game metrics per player")
-        t.add_column("metric")
-        for p in per_player:
-            t.add_column(p, justify="right")
-        for n in names:
-            t.add_row(n, *(_f(per_player[p].get(n)) for p in per_player))
-        console.print(t)
+        print_table(console, "game metrics per player",
+                    [Column("metric"), *(Column(p, right=True) for p in per_player)],
+                    [[heading(n), *(cell(per_player[p].get(n)) for p in per_player)]
+                     for n in names])
     for name, table in data["metrics"]["tables"].items():
-        t = Table(title=name)
-        for c in table["columns"]:
-            t.add_column(str(c))
-        for row in table["rows"]:
-            t.add_row(*(_f(v) for v in row))
-        console.print(t)
+        print_table(console, heading(name), [Column(heading(c)) for c in table["columns"]],
+                    [[cell(v) for v in row] for row in table["rows"]])
 
 
-def _pct(cell: Any) -> str:
-    if not isinstance(cell, dict) or cell.get("rate") is None:
+def _pct(share: Any) -> str:
+    if not isinstance(share, dict) or share.get("rate") is None:
         return "–"
-    lo, hi = cell["ci"]
-    return f"{100 * cell['rate']:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})"
+    lo, hi = share["ci"]
+    return f"{100 * share['rate']:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})"
 
 
 def _print_adherence(console: Console, data: dict[str, Any]) -> None:
@@ -191,14 +241,12 @@ def _print_adherence(console: Console, data: dict[str, Any]) -> None:
     rows = {p: v["adherence"] for p, v in data["metrics"]["per_player"].items()
             if "adherence" in v}
     if rows:
-        t = Table(title="rule adherence (95% CI)")
-        for col in ("player", "decisions", "valid 1st try", "re-asked", "forfeited",
-                    "over limit"):
-            t.add_column(col, justify="left" if col == "player" else "right")
-        for p, a in rows.items():
-            t.add_row(p, str(a["decisions"]), _pct(a["valid_first_try"]), _pct(a["reasks"]),
-                      _pct(a["forfeits"]), _pct(a["over_limit"]))
-        console.print(t)
+        print_table(console, "rule adherence (95% CI)", [
+            Column("player"), Column("decisions", right=True),
+            Column("valid 1st try", right=True), Column("re-asked", right=True),
+            Column("forfeited", right=True), Column("over limit", right=True)],
+            [[p, str(a["decisions"]), _pct(a["valid_first_try"]), _pct(a["reasks"]),
+              _pct(a["forfeits"]), _pct(a["over_limit"])] for p, a in rows.items()])
     s = data.get("error_survival") or {}
     if s.get("clean_only"):
         console.print(f"[bold]--clean-only[/]: rated on the {s['clean_games']} games without a "

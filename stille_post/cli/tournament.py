@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from stille_post.cli.gameopts import GameGroup, make_game_command, option
+from stille_post.cli.tables import Column, print_table
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
@@ -71,7 +72,9 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     # takes it back when its game is over (providers/pool.py)
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
-                     max_in_flight=settings.max_in_flight) as llm_factory:
+                     max_in_flight=settings.max_in_flight,
+                     seats=[*(settings.players or ()), *(settings.pool or ()),
+                            *(settings.roles or {}).values()]) as llm_factory:
         config = settings.config()
         if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
             raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
@@ -239,6 +242,13 @@ def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:
         Console().print(f"report: stille-post report {folder}")
 
 
+def short_usage() -> str:
+    return (f"usage: stille-post tournament GAME [OPTIONS]   (games: {', '.join(all_games())})\n"
+            "       stille-post tournament --config FILE.toml\n"
+            "       stille-post tournament --resume --out FOLDER\n"
+            "`stille-post tournament GAME -h` lists the options.")
+
+
 def register(app: typer.Typer) -> None:
     tour_app = typer.Typer(
         name="tournament", cls=GameGroup, invoke_without_command=True, no_args_is_help=False,
@@ -251,8 +261,9 @@ def register(app: typer.Typer) -> None:
             ctx.obj = cli
             return
         if not any(cli.get(k) for k in ("config", "resume")):
-            typer.echo(ctx.get_help())
-            raise typer.Exit(0)
+            # No game: a short usage on stderr (the whole help is `-h`), exit 2.
+            typer.echo(short_usage(), err=True)
+            raise typer.Exit(2)
         run_tournament_cmd(None, cli, {})
 
     ctx_param = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -286,21 +297,17 @@ def register(app: typer.Typer) -> None:
 def _print_aggregate(console: Console, summary: dict[str, Any]) -> None:
     status = ", ".join(f"{k} {v}" for k, v in summary["status"].items())
     console.print(f"{summary['games']} games planned: {status}")
-    table = Table(title="per player")
-    for col in ("player", "games", "wins", "eliminations", "survivals", "win rate"):
-        table.add_column(col, justify="left" if col == "player" else "right")
-    for name, c in summary["players"].items():
-        table.add_row(name, str(c["games"]), str(c["wins"]), str(c["eliminations"]),
-                      str(c["survivals"]), f"{c['win_rate']:.3f}")
-    console.print(table)
+    print_table(console, "per player", [
+        Column("player"), Column("games", right=True), Column("wins", right=True),
+        Column("eliminations", right=True, drop=1), Column("survivals", right=True, drop=2),
+        Column("win rate", right=True)],
+        [[name, str(c["games"]), str(c["wins"]), str(c["eliminations"]), str(c["survivals"]),
+          f"{c['win_rate']:.3f}"] for name, c in summary["players"].items()])
     spend = summary.get("spend")
     if spend and spend.get("models"):
-        t = Table(title=f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens")
-        for col in SPEND_COLUMNS:
-            t.add_column(col, justify="left" if col == "model" else "right")
-        for row in spend_table_rows(spend):
-            t.add_row(*row)
-        console.print(t)
+        print_table(console, f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens",
+                    [Column(col, right=col != "model") for col in SPEND_COLUMNS],
+                    [list(row) for row in spend_table_rows(spend)])
     budget = summary.get("budget")
     if budget is not None:
         style = "yellow" if budget["stopped"] == "budget" else "green"

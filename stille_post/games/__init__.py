@@ -18,9 +18,11 @@ from __future__ import annotations
 import os
 import pkgutil
 import sys
+import types
 from functools import lru_cache
 from importlib import import_module
 from importlib.metadata import entry_points
+from typing import Any
 
 from stille_post.core.errors import UsageError
 from stille_post.games.kit.definition import GameDefinition
@@ -87,5 +89,21 @@ def reload_registry() -> None:
     _registry.cache_clear()
 
 
+def describe_all() -> dict[str, dict[str, Any]]:
+    """Every registered game as data, by name (`stille-post games --json`'s entries)."""
+    return {name: game.describe() for name, game in _registry().items()}
+
+
+class _CallablePackage(types.ModuleType):
+    """The public API's `stille_post.games()` (stille_post/api.py) has this package's
+    name, and the package is what `stille_post.games` is once anything imports it: so
+    the package answers the call."""
+
+    def __call__(self) -> dict[str, dict[str, Any]]:
+        return describe_all()
+
+
+sys.modules[__name__].__class__ = _CallablePackage
+
 __all__ = ["DEFAULT_GAME", "ENTRY_POINT_GROUP", "ENV_VAR", "GameDefinition", "all_games",
-           "get_game", "reload_registry"]
+           "describe_all", "get_game", "reload_registry"]

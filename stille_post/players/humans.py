@@ -22,13 +22,14 @@ import contextvars
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from stille_post.core.errors import GameAborted, UsageError
-from stille_post.players.base import Action, Decision, PromptBook
+from stille_post.players.base import Action, Decision, Player, PromptBook, is_instant
 from stille_post.players.forms import (
     Choice,
     Form,
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 # A person thinks for as long as they like: games with a person get this answer deadline
 # unless the user sets one (`--set decision_timeout_s=...`).
 HUMAN_DECISION_TIMEOUT_S = 7 * 24 * 3600.0
+# After this long, a person waiting for another seat is told whom they wait for.
+WAITING_NOTICE_S = 1.0
 
 
 class HumanLeft(Exception):
@@ -100,12 +103,69 @@ class TerminalSeat:
     keep running while a person types, and an unanswered read never holds the process
     at exit); Ctrl-C is caught by the event loop while a person is asked."""
 
-    def __init__(self, out: TextIO | None = None, inp: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, inp: TextIO | None = None,
+                 vocabulary: Mapping[str, EventStyle] | None = None) -> None:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.lines: asyncio.Queue[Any] | None = None
         self.interrupted = False
         self._reader: threading.Thread | None = None
+        self.vocabulary = dict(vocabulary or {})
+        self.seats: list[int] = []  # the seats this terminal answers for
+        # What the seats may see of the game since the person was last asked: a question
+        # shows it in its own words (the request), the end of the game shows it here.
+        self.unseen: list[str] = []
+        self.asking = False
+        self.thinking: dict[int, float] = {}  # other seats being asked -> since when
+        self.announced: set[int] = set()
+
+    # --- what the seat sees when it is not asked ------------------------------------------
+
+    def observe(self, event: Event) -> None:
+        """An event of the game: kept, as the seat would read it, if the seat may see it
+        (the same rule as the engine's; the web page uses it too)."""
+        kind = self.vocabulary.get(event.type)
+        if kind is not None and kind.generic == "silent":
+            return
+        seat = next((s for s in self.seats if event.visibility.allows(s)), None)
+        if seat is None:
+            return
+        line = event_line(event, kind, seat, several=len(self.seats) > 1)
+        if line:
+            self.unseen.append(line)
+
+    def show_the_end(self) -> None:
+        """Everything the seat may see that came after its last question: the last
+        moves, the votes, the verdict and the reveal."""
+        if not self.unseen:
+            return
+        who = " and ".join(f"Player {s}" for s in self.seats)
+        self.say(f"\n--- the rest of the game, as {who} saw it ---")
+        for line in self.unseen:
+            self.say(line)
+        self.unseen.clear()
+
+    def thinking_started(self, seat: int) -> None:
+        self.thinking[seat] = time.monotonic()
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(WAITING_NOTICE_S, self.announce_waiting)
+
+    def thinking_ended(self, seat: int) -> None:
+        self.thinking.pop(seat, None)
+        self.announced.discard(seat)
+
+    def announce_waiting(self) -> None:
+        """"waiting for Player N" for each other seat asked this long ago and still
+        answering, once per question; never over a question of our own."""
+        if self.asking:
+            return
+        now = time.monotonic()
+        due = sorted(s for s, since in self.thinking.items()
+                     if now - since >= WAITING_NOTICE_S * 0.99 and s not in self.announced)
+        if due:
+            self.announced.update(due)
+            names = " and ".join(f"Player {s}" for s in due)
+            self.say(f"(waiting for {names}…)")
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -157,6 +217,16 @@ class TerminalSeat:
 
     async def answer(self, seat: int, rules: str, fresh: list[str], form: Form,
                      check: Callable[[Action], None]) -> Action:
+        self.asking = True
+        self.unseen.clear()  # the question's own lines tell what happened since
+        try:
+            return await self._answer(seat, rules, fresh, form, check)
+        finally:
+            self.asking = False
+            self.announce_waiting()
+
+    async def _answer(self, seat: int, rules: str, fresh: list[str], form: Form,
+                      check: Callable[[Action], None]) -> Action:
         if rules:
             self.say(f"\n=== The rules and your private information (Player {seat}) ===")
             self.say(rules)
@@ -259,7 +329,8 @@ class HumanHost:
         self.seats[seat] = str(spec.human)
         if spec.human == "terminal":
             if self.terminal is None:
-                self.terminal = TerminalSeat()
+                self.terminal = TerminalSeat(vocabulary=self.vocabulary)
+            self.terminal.seats = sorted({*self.terminal.seats, seat})
             return self.terminal
         if self.web is None:
             from stille_post.players.web import WebSeats
@@ -277,11 +348,24 @@ class HumanHost:
 
     def observe(self, event: Event) -> None:
         """Every event of the game, as it happens: the web page shows each seat the ones
-        it may see."""
+        it may see, and the terminal keeps them for the end of the game."""
         if self.web is not None:
             self.web.observe(event)
+        if self.terminal is not None:
+            self.terminal.observe(event)
+
+    def watched(self, players: Mapping[int, Player]) -> dict[int, Player]:
+        """The game's players, those that take time (models, agents, other people) told
+        to the terminal while they think, so that it can say whom it waits for."""
+        terminal = self.terminal
+        if terminal is None:
+            return dict(players)
+        return {seat: p if is_instant(p) or seat in terminal.seats
+                else _Announced(p, seat, terminal) for seat, p in players.items()}
 
     async def aclose(self) -> None:
+        if self.terminal is not None:
+            self.terminal.show_the_end()
         if self.web is not None:
             await self.web.aclose()
 
@@ -310,10 +394,57 @@ def human_player(prompts: PromptBook, seat: int, num_players: int,
                        name=spec.label)
 
 
+def announce_turns(players: Mapping[int, Player]) -> Mapping[int, Player]:
+    """The players as the game kit seats them: unchanged, unless a person plays at this
+    terminal (`HumanHost.watched`)."""
+    host = _HOST.get()
+    return players if host is None else host.watched(players)
+
+
+class _Announced:
+    """A player that tells the terminal when it starts and stops thinking; otherwise
+    the player itself."""
+
+    def __init__(self, inner: Player, seat: int, terminal: TerminalSeat) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seat = seat
+        self.terminal = terminal
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        self.terminal.thinking_started(self.seat)
+        try:
+            return await self.inner.decide(decision)
+        finally:
+            self.terminal.thinking_ended(self.seat)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def event_line(event: Event, kind: EventStyle | None, seat: int, *,
+               several: bool = False) -> str:
+    """One event as a seat reads it, from the generic vocabulary alone: "[Player 2]:
+    words", "[GAME MASTER]: text", a private line marked for its reader ("you", or the
+    player when a terminal answers for several)."""
+    me = f"Player {seat}" if several else "you"
+    text = str(event.data.get("text", "") or "")
+    if kind is not None and kind.generic == "speech" and event.actor is not None:
+        spoken = str(event.data.get(kind.text_key, text))
+        who = me if event.actor == seat else f"Player {event.actor}"
+        private = "" if event.visibility.is_public else " (private)"
+        return f"[{who}]{private}: {spoken}"
+    if not text:
+        return ""
+    return f"[GAME MASTER]: {text}" if event.visibility.is_public \
+        else f"[GAME MASTER → {me}]: {text}"
+
+
 def has_people(specs: list[str]) -> set[str]:
     """Which kinds of person the raw seat specs name ("human", "web")."""
     return {s.strip() for s in specs if s.strip() in ("human", "web")}
 
 
 __all__ = ["HUMAN_DECISION_TIMEOUT_S", "HumanHost", "HumanLeft", "HumanPlayer",
-           "TerminalSeat", "has_people", "hosting", "human_player"]
+           "TerminalSeat", "announce_turns", "event_line", "has_people", "hosting",
+           "human_player"]

@@ -5,6 +5,9 @@
                                   game declares (GameDefinition.bot_params)
     openai:gpt-5-mini             an LLM seat (provider kind, model name)
     openai-compatible:MODEL@URL   any OpenAI-compatible server
+    inspect:PROVIDER/MODEL        any model Inspect serves (`inspect_ai`, the `inspect`
+                                  extra): inspect:bedrock/..., inspect:vllm/...;
+                                  `inspect:mockllm/model` is Inspect's offline mock
     model:ALIAS                   a model registry alias (models.toml): provider, API id,
                                   base_url and generation settings come from the alias
     script:FILE.yaml              scripted replies from a file, through the LLM path
@@ -26,11 +29,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stille_post.core.errors import UnknownPlayerError
+from stille_post.providers.inspect_model import INSPECT_OFFLINE  # no network: no --online
 
 if TYPE_CHECKING:
     from stille_post.providers.models import ModelRegistry
 
-LLM_KINDS = ("openai", "anthropic", "google", "openai-compatible")
+LLM_KINDS = ("openai", "anthropic", "google", "openai-compatible", "inspect")
 # How a person's seat is marked in the transcript header and on a leaderboard.
 HUMAN_LABELS = {"terminal": "human", "web": "human:web"}
 AGENT_KINDS = ("agent", "python")
@@ -53,6 +57,12 @@ class SeatSpec:
     @property
     def is_llm(self) -> bool:
         return self.provider is not None
+
+    @property
+    def offline(self) -> bool:
+        """An LLM seat that calls no network (Inspect's mock model): it needs no --online."""
+        return self.provider == "inspect" and self.model is not None \
+            and self.model.partition("/")[0] in INSPECT_OFFLINE
 
     @property
     def label(self) -> str:
@@ -116,6 +126,11 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
         if (problem := base_url_problem(url)) is not None:
             raise UnknownPlayerError(f"{raw!r}: {problem}")
         return SeatSpec(raw=spec, provider=head, model=model, base_url=url)
+    if head == "inspect":
+        provider, slash, name = rest.partition("/")
+        if not slash or not provider.strip() or not name.strip():
+            raise UnknownPlayerError(f"{raw!r}: write inspect:PROVIDER/MODEL "
+                                     "(e.g. inspect:openai/gpt-5-mini, inspect:mockllm/model)")
     return SeatSpec(raw=spec, provider=head, model=rest)
 
 

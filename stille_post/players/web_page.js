@@ -9,12 +9,36 @@
   let shownFeed = 0;
   let formKey = null;
   let form = null;
+  let mySeat = null; // this page's seat: marked "(you)" wherever a player is chosen
+
+  // Direction overrides and control characters (but tab and newline) shown as their
+  // escapes, as core/exports.py does for our files: a player's text cannot turn the
+  // page's text around.
+  const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function inert(text) {
+    return String(text).replace(UNSAFE, (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? "\\x" + code.toString(16).padStart(2, "0")
+        : "\\u" + code.toString(16).padStart(4, "0");
+    });
+  }
+
+  window.StillePostSeat = { inert }; // for the tests
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = inert(text);
     if (cls) e.className = cls;
     return e;
+  }
+
+  // A player to choose, as an <option>; this page's own seat says so, so that a vote for
+  // yourself is never a slip.
+  function seatOption(s) {
+    const o = el("option", "Player " + s + (s === mySeat ? " (you)" : ""));
+    o.value = String(s);
+    if (s === mySeat) o.className = "you";
+    return o;
   }
 
   function words(text) {
@@ -43,11 +67,7 @@
       if (arg.kind === "seat") {
         input = el("select");
         input.appendChild(el("option", "choose a player", ""));
-        for (const s of form.seats) {
-          const o = el("option", "Player " + s);
-          o.value = String(s);
-          input.appendChild(o);
-        }
+        for (const s of form.seats) input.appendChild(seatOption(s));
       } else {
         input = el("input");
         input.type = "text";
@@ -64,9 +84,9 @@
     form = f;
     $("waiting").hidden = true;
     $("form").hidden = false;
-    $("instruction").textContent = f.instruction;
+    $("instruction").textContent = inert(f.instruction);
     $("repair").hidden = !f.repair;
-    $("repair").textContent = f.repair ? "The game asks again: " + f.repair : "";
+    $("repair").textContent = f.repair ? inert("The game asks again: " + f.repair) : "";
     $("error").textContent = "";
     const box = $("message-box");
     box.hidden = f.message === "none";
@@ -75,11 +95,7 @@
     $("message").hidden = f.seat_answer;
     $("message").value = "";
     seatChoice.replaceChildren(el("option", "choose a player", ""));
-    for (const s of f.seats) {
-      const o = el("option", "Player " + s);
-      o.value = String(s);
-      seatChoice.appendChild(o);
-    }
+    for (const s of f.seats) seatChoice.appendChild(seatOption(s));
     $("message-label").textContent = f.seat_answer ? "Choose a player" :
       "Your answer" + (f.word_limit ? " (at most " + f.word_limit + " words)" : "") +
       (f.message === "optional" ? " (optional)" : "");
@@ -128,10 +144,12 @@
       $("status").textContent = "the game has ended (the server is gone)";
       $("status").dataset.over = "1";
       hideForm();
+      $("waiting").textContent = "The game has ended.";
       return;
     }
+    mySeat = state.seat;
     $("title").textContent = "Player " + state.seat;
-    $("rules").textContent = state.rules;
+    $("rules").textContent = inert(state.rules);
     const feed = $("feed");
     for (const line of state.feed.slice(shownFeed)) {
       const cls = line.startsWith("[you]") ? "you" : (line.includes("→ you") || line.includes("(private)") ? "private" : "");
@@ -146,6 +164,9 @@
     }
     $("status").textContent = state.over ? "game over" : (state.form ? "your turn" : "waiting");
     $("status").dataset.over = state.over ? "1" : "";
+    $("waiting").textContent = state.over
+      ? "The game is over: how it ended is at the end of the table."
+      : "Waiting for the other players…";
     if (!state.over || state.form) pollIn(!state.form && Date.now() < eagerUntil ? 100 : 500);
   }
 

@@ -29,6 +29,8 @@ PROVIDER_KINDS: dict[str, str] = {
     "openai-compatible": "stille_post.providers.openai_api:OpenAICompatibleProvider",
     "anthropic": "stille_post.providers.anthropic_api:AnthropicProvider",
     "google": "stille_post.providers.google_api:GoogleProvider",
+    # Any model Inspect serves (the optional `inspect` extra; imported only when used).
+    "inspect": "stille_post.providers.inspect_model:InspectProvider",
 }
 
 

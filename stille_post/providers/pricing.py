@@ -87,13 +87,16 @@ def cost_usd(model: str, usage: Usage) -> float:
 
 def model_of(label: str) -> str | None:
     """The API model a seat label names ("openai:gpt-5-mini" -> "gpt-5-mini",
-    "openai-compatible:MODEL@URL" -> "MODEL"); None for bots. An agent seat
+    "openai-compatible:MODEL@URL" -> "MODEL", "inspect:openai/gpt-5-mini" -> "gpt-5-mini");
+    None for bots. An agent seat
     ("python:module:attr+openai:gpt-5-mini") is priced by its model, after the `+`."""
     if "+" in label:
         label = label.rpartition("+")[2]
     kind, sep, model = label.partition(":")
     if not sep or kind == "bot" or not model:
         return None
+    if kind == "inspect":  # "inspect:openai/gpt-5-mini": priced as gpt-5-mini
+        return model.rpartition("/")[2]
     return model.partition("@")[0]
 
 

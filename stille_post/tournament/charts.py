@@ -9,11 +9,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")  # no display: the report is written by a CLI or a CI job
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+
+from stille_post.core.exports import inert
 
 Row = dict[str, Any]
 
@@ -69,28 +72,56 @@ def win_rates(board: Sequence[Row]) -> str:
     return _uri(fig)
 
 
-def cost_vs_strength(board: Sequence[Row]) -> str:
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+def cost_vs_strength(board: Sequence[Row]) -> str | None:
+    """Dollars per game against μ; None when nobody spent anything (bots, unpriced
+    models): a scatter on a zero axis says nothing."""
     xs = [r["dollars_per_game"] for r in board]
+    if not any(xs):
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.5))
     ys = [r["mu"] for r in board]
     ax.scatter(xs, ys, s=60, color="#c44e52")
     for r, x, y in zip(board, xs, ys, strict=True):
-        ax.annotate(r["player"], (x, y), textcoords="offset points", xytext=(5, 4),
-                    fontsize="small")
+        ax.annotate(inert(str(r["player"])), (x, y), textcoords="offset points",
+                    xytext=(5, 4), fontsize="small")
     ax.set_xlabel("dollars per game")
     ax.set_ylabel("TrueSkill μ")
     ax.set_title("Cost versus strength")
-    if not any(xs):
-        ax.set_title("Cost versus strength (no priced usage: bots, or no price table)")
+    return _uri(fig)
+
+
+def overall_standing(rows: Sequence[Row]) -> str | None:
+    """The cross-game leaderboard: each ranked model's overall rank (dot) and its
+    5th-95th percentile interval (bar), best on top; None when nobody is ranked."""
+    ranked = [r for r in rows if r.get("rank") is not None]
+    if not ranked:
+        return None
+    ranked.sort(key=lambda r: r["rank"], reverse=True)  # barh draws bottom-up
+    names = [inert(str(r["model"])) for r in ranked]
+    ranks = [r["rank"] for r in ranked]
+    lows = [r["rank"] - (r.get("rank_interval") or [r["rank"]] * 2)[0] for r in ranked]
+    highs = [(r.get("rank_interval") or [r["rank"]] * 2)[1] - r["rank"] for r in ranked]
+    fig, ax = plt.subplots(figsize=(8, _height(len(ranked))))
+    ax.errorbar(ranks, range(len(ranked)), xerr=[lows, highs], fmt="o", color="#4c72b0",
+                ecolor="#4c72b0", capsize=4)
+    ax.set_yticks(range(len(ranked)), names)
+    ax.set_xlim(len(ranked) + 0.5, 0.5)  # rank 1 on the right: better is further right
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_xlabel("overall rank (bar: 5th-95th percentile over the resampled skills)")
+    ax.set_title("Overall standing across games")
     return _uri(fig)
 
 
 def all_charts(board: Sequence[Row]) -> dict[str, str]:
+    """The shared charts of a report, by title; a chart with nothing to show is left
+    out."""
     if not board:
         return {}
-    return {
+    board = [{**r, "player": inert(str(r["player"]))} for r in board]
+    charts = {
         "TrueSkill μ ± σ": trueskill_bars(board),
         "Rank distribution": rank_distribution(board),
         "Win rate with 95% CI": win_rates(board),
         "Cost versus strength": cost_vs_strength(board),
     }
+    return {title: uri for title, uri in charts.items() if uri is not None}

@@ -7,10 +7,10 @@ collects what the ratings need on the way, so memory stays flat in the number of
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import inspect
 import json
+import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -90,16 +90,23 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
     board = ratings.leaderboard(table, passes=passes, seed=seed, workers=workers,
                                 on_pass=bar.advance, clean_only=clean_only)
     points_sum: defaultdict[str, float] = defaultdict(float)
+    # Seat-games (as `games` counts them) in which a player met at least one other
+    # player: its standing comes from those alone (a game whose seats are all one player
+    # says nothing about it).
+    vs_others: Counter[str] = Counter()
     rated = 0
     for g in table.games(clean_only=clean_only):  # the sum, as the anchor's table gives it
         rated += 1
         for label, rank in g.seats:
             points_sum[label] += partial_points(rank, g.n)
+        if len({label for label, _ in g.seats}) > 1:
+            vs_others.update(label for label, _ in g.seats)
     for row in board:
         row["tokens"] = tokens[row["player"]]
         row["dollars"] = spend[row["player"]]
         row["dollars_per_game"] = spend[row["player"]] / row["games"] if row["games"] else 0.0
         row["partial_points_sum"] = points_sum[row["player"]]
+        row["games_vs_others"] = vs_others[row["player"]]
         row["model"] = row["player"]
     for label, row in adherence.per_player().items():
         metrics["per_player"].setdefault(label, {})["adherence"] = row
@@ -142,7 +149,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
 CACHE_DIR = ".report-cache"
 CACHE_KEEP = 8  # newest cached reports kept per folder
 # Bump when the report's content changes for the same inputs without a version change.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def _stamp(path: Path) -> list[int]:
@@ -320,47 +327,163 @@ def leaderboard_of(folder: Path, *, passes: int = ratings.DEFAULT_PASSES,
 # --- exports -------------------------------------------------------------------------------
 
 def write_csv(report: dict[str, Any], folder: Path) -> list[Path]:
+    """The report as CSV files in `folder`: the leaderboard, the game metrics per player,
+    rule adherence, each metrics table (`table_NAME.csv`, NAME in lower case letters,
+    digits and `_`) and the game counts. Every cell goes through `core.exports.csv_cell`
+    (no formula, no direction override, no Python repr)."""
+    from stille_post.core.exports import file_slug
+    from stille_post.core.exports import write_csv as write_rows
+
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     cols = ["player", "games", "mu", "sigma", "mu_spread", "wins", "win_rate", "ci_low",
-            "ci_high", "partial_points", "mean_rank", "tokens", "dollars"]
+            "ci_high", "partial_points", "mean_rank", "tokens", "dollars",
+            "games_vs_others"]
     rows = [[r["player"], r["games"], r["mu"], r["sigma"], r["mu_spread"], r["wins"],
              r["win_rate"], r["win_rate_ci"][0], r["win_rate_ci"][1], r["partial_points"],
-             r["mean_rank"], r["tokens"], r["dollars"]] for r in report["leaderboard"]]
-    written.append(_csv(folder / "leaderboard.csv", cols, rows))
+             r["mean_rank"], r["tokens"], r["dollars"], r.get("games_vs_others")]
+            for r in report["leaderboard"]]
+    written.append(write_rows(folder / "leaderboard.csv", cols, rows))
     per_player = report["metrics"]["per_player"]
-    if per_player:
-        names = sorted({k for v in per_player.values() for k in v})
-        written.append(_csv(folder / "player_metrics.csv", ["player", *names],
-                            [[p, *(v.get(n) for n in names)] for p, v in per_player.items()]))
+    # Adherence is a nested record of its own: adherence.csv, one column per figure.
+    names = sorted({k for v in per_player.values() for k in v} - {"adherence"})
+    if names:
+        written.append(write_rows(folder / "player_metrics.csv", ["player", *names],
+                                  [[p, *(v.get(n) for n in names)]
+                                   for p, v in per_player.items()]))
+    adherence = {p: v["adherence"] for p, v in per_player.items()
+                 if isinstance(v.get("adherence"), dict)}
+    if adherence:
+        kinds = ("valid_first_try", "reasks", "forfeits", "over_limit")
+        header = ["player", "decisions",
+                  *(f"{k}_{part}" for k in kinds for part in ("count", "rate", "ci_low",
+                                                               "ci_high"))]
+        body = []
+        for p, a in adherence.items():
+            row: list[Any] = [p, a.get("decisions")]
+            for k in kinds:
+                c: dict[str, Any] = a[k] if isinstance(a.get(k), dict) else {}
+                ci: list[Any] = c["ci"] if isinstance(c.get("ci"), list) else [None, None]
+                row += [c.get("count"), c.get("rate"), *ci[:2]]
+            body.append(row)
+        written.append(write_rows(folder / "adherence.csv", header, body))
+    used = {"leaderboard", "player_metrics", "adherence", "games"}
     for name, table in report["metrics"]["tables"].items():
-        written.append(_csv(folder / f"table_{name}.csv", table["columns"], table["rows"]))
-    written.append(_csv(folder / "games.csv", ["status", "count"],
-                        [[k, v] for k, v in report["games"].items()]))
+        slug = file_slug(f"table_{name}", used)
+        written.append(write_rows(folder / f"{slug}.csv", table["columns"], table["rows"]))
+    written.append(write_rows(folder / "games.csv", ["status", "count"],
+                              [[k, v] for k, v in report["games"].items()]))
     return written
-
-
-def _csv(path: Path, columns: list[Any], rows: list[list[Any]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(columns)
-        w.writerows(rows)
-    return path
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
     path.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
-def write_html(report: dict[str, Any], path: Path) -> Path:
-    from stille_post.tournament.html import render_html
+DEFAULT_REPLAYS = 500  # replay pages a report writes unless told (about 60 KB each)
+
+
+def write_html(report: dict[str, Any], path: Path, *,
+               replays: int | None = DEFAULT_REPLAYS) -> Path:
+    """The report page at `path`, and beside it the games page (`STEM-games.html`: every
+    game, the first `replays` finished ones linked to their replay in `STEM-replays/`,
+    written by the viewer; `None` for every game). Replays already written and newer than
+    their transcript are kept, so a second report writes only the new games. A game
+    without a replay shows its `stille-post view` command instead: a folder of 100,000
+    games would otherwise mean 6 GB of pages. Returns the report's path."""
+    from stille_post.tournament.html import render_games, render_html
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(report), encoding="utf-8")
-    tmp.replace(path)
+    games = games_page_path(path)
+    folder = Path(str(report.get("folder", "")))
+    has_games = (folder / "tournament.json").is_file()
+    if has_games:
+        rows = game_rows(report, folder, replay_dir(path) if replays != 0 else None,
+                         limit=replays)
+        _write_text(games, render_games(report, rows, path.name))
+    _write_text(path, render_html(report, games.name if has_games else None))
     return path
 
 
-__all__ = ["Results", "build_report", "leaderboard_of", "write_csv", "write_html",
-           "write_json"]
+def games_page_path(report_path: Path) -> Path:
+    return report_path.with_name(f"{report_path.stem}-games.html")
+
+
+def replay_dir(report_path: Path) -> Path:
+    return report_path.with_name(f"{report_path.stem}-replays")
+
+
+def game_rows(report: Mapping[str, Any], folder: Path, replays: Path | None, *,
+              limit: int | None = None) -> list[dict[str, Any]]:
+    """A row per game of the folder for the games page (missing games last), writing
+    the replay of each finished game, the first `limit` of them (all for None), into
+    `replays` when it is given."""
+    from urllib.parse import quote
+
+    from stille_post.core.exports import file_slug
+
+    names = {str(r.get("model", r["player"])): str(r["player"])
+             for r in report.get("leaderboard", [])}
+    page_dir = replays.parent if replays is not None else folder
+    stale_after = _viewer_stamp()
+    used: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    written = 0
+    for row in load_results(folder).rows:
+        summary = row.summary or {}
+        winners = {str(w) for w in summary.get("winners") or []}
+        notes = summary.get("notes") if isinstance(summary.get("notes"), dict) else {}
+        seats = [{"seat": seat, "player": names.get(label, label), "won": seat in winners,
+                  "note": str(notes.get(seat, "")) if notes else ""}
+                 for seat, label in sorted(row.players.items(),
+                                           key=lambda kv: int(kv[0]) if kv[0].isdigit()
+                                           else 0)]
+        transcript = folder / row.transcript
+        replay = None
+        if replays is not None and (limit is None or written < limit):
+            written += 1
+            target = replays / f"{file_slug(row.id, used)}.html"
+            if _write_replay(transcript, target, stale_after):
+                replay = quote(Path(os.path.relpath(target, page_dir)).as_posix())
+        rows.append({"idx": row.idx, "id": row.id, "seed": row.seed, "status": row.status,
+                     "reason": row.reason, "seats": seats,
+                     "replay": replay,
+                     "command": f"stille-post view {transcript}"})
+    for game_id in [*report.get("missing", [])]:
+        rows.append({"idx": "–", "id": game_id, "seed": "–", "status": "missing",
+                     "reason": "never finished", "seats": [], "replay": None,
+                     "command": None})
+    return rows
+
+
+def _viewer_stamp() -> int:
+    """The newest change to the viewer's code: a replay older than it is written again."""
+    from stille_post import viewer
+
+    root = Path(viewer.__file__).parent
+    return max((p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()), default=0)
+
+
+def _write_replay(transcript: Path, target: Path, stale_after: int) -> bool:
+    """Write one game's replay page unless an up-to-date one is there; False when the
+    transcript cannot be read (the games page then shows no link)."""
+    from stille_post.viewer import write_html as write_replay
+
+    try:
+        newest = max(transcript.stat().st_mtime_ns, stale_after)
+        if target.is_file() and target.stat().st_mtime_ns >= newest:
+            return True
+        write_replay(transcript, target)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+__all__ = ["DEFAULT_REPLAYS", "Results", "build_report", "game_rows", "games_page_path",
+           "leaderboard_of", "replay_dir", "write_csv", "write_html", "write_json"]

@@ -107,7 +107,10 @@ class TournamentSettings(BaseModel):
     seed: Annotated[int | None, Flag(
         ("--seed",), "first game seed S; games use S..S+N-1 (fresh if omitted)", int)] = None
     players: Annotated[SeatList | None, Flag(
-        ("--players",), "comma-separated seats, one per seat (the same in every game)", str,
+        ("--players",), "comma-separated seats, one per seat (the same in every game): bot "
+        "names, models (openai:gpt-5-mini, model:ALIAS, ...), script:FILE.yaml, agent:NAME or "
+        "python:module:attr (+MODEL); people (`human`, `web`) play only in `stille-post play`",
+        str,
         _csv("--players"))] = None
     pool: Annotated[SeatList | None, Flag(
         ("--pool",), "models or bots to seat from, comma-separated; --seats per game", str,

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from stille_post.core.exports import inert_data
 from stille_post.core.outcome import OutcomeSummary
 from stille_post.core.transcript import Transcript
 
@@ -19,7 +20,13 @@ _DROPPED_KEYS = frozenset({"provider_data"})
 
 
 def view_data(transcript: Transcript) -> dict[str, Any]:
-    """The JSON object the page's script reads."""
+    """The JSON object the page's script reads. Every string is made inert
+    (core/exports.py): a direction override in a player id or a model's message shows as
+    its escape instead of turning the page's text around."""
+    return inert_data(_data(transcript))
+
+
+def _data(transcript: Transcript) -> dict[str, Any]:
     result = transcript.result
     return {
         "game": transcript.game,

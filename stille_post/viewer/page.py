@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from stille_post.core.exports import html_finalize
 from stille_post.core.transcript import Transcript
 from stille_post.viewer.data import script_json, view_data
 
@@ -71,6 +72,7 @@ def _environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader(_PACKAGE, "templates"),
         autoescape=True,  # everything from the transcript is text, never markup
+        finalize=html_finalize,  # ...and inert: no direction override, no control character
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

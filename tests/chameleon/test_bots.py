@@ -1,4 +1,4 @@
-"""The baseline bots do what RULES.md §3 says, in whichever role they are dealt."""
+"""The baseline bots do what docs/rules.md §3 says, in whichever role they are dealt."""
 
 from __future__ import annotations
 

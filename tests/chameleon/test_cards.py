@@ -9,14 +9,19 @@ import pytest
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.rng import make_rng
 from stille_post.games.chameleon import GAME
-from stille_post.games.chameleon.cards import CardFileError, load_cards
+from stille_post.games.chameleon.cards import (
+    CardFileError,
+    load_cards,
+    traits_file,
+    with_traits,
+)
 from stille_post.games.chameleon.rules import normalise, parse_response
 from stille_post.games.kit.setup import prepare
 
 
 def test_shipped_cards() -> None:
     """At least 20 categories of 16 one-word words, each word with hints that do not name
-    it or another word of its card (RULES.md §3 Setup)."""
+    it or another word of its card (docs/rules.md §3 Setup)."""
     cards = load_cards()
     assert len(cards) >= 20
     for card in cards:
@@ -27,6 +32,28 @@ def test_shipped_cards() -> None:
             hints = card.hints_for(w)
             assert hints, (card.category, w)
             assert not {normalise(h) for h in hints} & keys, (card.category, w)
+
+
+def test_shipped_traits() -> None:
+    """Every shipped card has traits (data/traits.toml) that a person would give without
+    naming the word: each trait fits at least 2 words of its card (so it never points at
+    one), every word has at least 4 (so at N = 4 a fresh one is left for every
+    non-chameleon, even after the chameleon took one), and
+    no trait is a word of its card or contains one (a trait that spelled out a card word
+    would give it away)."""
+    for card in load_cards():
+        with_them = with_traits(card, traits_file())
+        assert with_them.traits, card.category
+        keys = {normalise(w) for w in card.words}
+        for trait, fits in with_them.traits.items():
+            assert parse_response(trait, 40) == trait
+            assert len(set(fits)) >= 2, (card.category, trait)
+            assert not any(k in trait for k in keys), (card.category, trait)
+        for w in card.words:
+            assert len(with_them.traits_for(w)) >= 4, (card.category, w)
+    import tomllib
+    named = set(tomllib.loads(traits_file().text))
+    assert named == {c.category for c in load_cards()}  # no stray or missing category
 
 
 GOOD = '[[card]]\ncategory = "Mine"\nwords = ["alpha", "beta", "gamma", "delta"]\n'
@@ -49,6 +76,14 @@ def _write(tmp_path: Path, text: str) -> Path:
     ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\nhints = {c = ["d"]}\n',
      "not one of its words"),
     ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ncolour = "red"\n', "unknown keys"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ntraits = {c = ["a", "z"]}\n',
+     "trait 'c' must list words of the card, not \\['z'\\]"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ntraits = {a = ["b"]}\n',
+     "trait 'a' is a word of the card"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ntraits = {"two words" = ["a"]}\n',
+     "not a single word"),
+    ('[[card]]\ncategory = "X"\nwords = ["a", "b"]\ntraits = ["a"]\n',
+     "'traits' must be a table"),
     (GOOD + GOOD, "appears twice"),
 ])
 def test_malformed_card_files(tmp_path: Path, text: str, message: str) -> None:

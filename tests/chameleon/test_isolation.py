@@ -1,4 +1,4 @@
-"""Visibility (DESIGN.md contract, RULES.md §3): the secret word reaches only the
+"""Visibility (DESIGN.md contract, docs/rules.md §3): the secret word reaches only the
 non-chameleons until the final reveal. Every seat is a real LLMPlayer with the game's
 PromptBook over a ScriptedProvider, so what is checked is exactly what a model is sent."""
 

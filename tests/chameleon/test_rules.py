@@ -1,4 +1,4 @@
-"""The pure rule functions of RULES.md §3 (rules.py), including property checks."""
+"""The pure rule functions of docs/rules.md §3 (rules.py), including property checks."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ def test_outcomes_and_placements() -> None:
     assert rules.outcome_of(None, 2, None) == rules.MISIDENTIFIED_LOSS
     with pytest.raises(ValueError):
         rules.outcome_of(2, 2, None)
-    assert rules.placements(rules.IDENTIFIED_WIN, 2, seats) == {1: 1, 2: 2, 3: 1, 4: 1}
+    # Competition ranks: the caught chameleon is beaten by three seats, so it is 4th.
+    assert rules.placements(rules.IDENTIFIED_WIN, 2, seats) == {1: 1, 2: 4, 3: 1, 4: 1}
     assert rules.placements(rules.IDENTIFIED_LOSS, 2, seats) == {1: 2, 2: 1, 3: 2, 4: 2}
     assert rules.placements(rules.MISIDENTIFIED_LOSS, 2, seats) == {1: 2, 2: 1, 3: 2, 4: 2}
     assert rules.placements(rules.FAIL, 2, seats) == {1: 1, 2: 1, 3: 1, 4: 1}

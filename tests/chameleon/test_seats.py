@@ -47,8 +47,12 @@ def test_players_with_a_chameleon_override() -> None:
 def test_defaults_and_num_players() -> None:
     prepared = prepare(1, {"num_players": 6})
     assert len(prepared.seats_json()) == 6
-    assert {v["player"] for v in prepared.seats_json().values()} == {"bot:heuristic"}
-    assert GAME.seats_by_default(5) == ["heuristic"] * 5
+    assert {v["player"] for v in prepared.seats_json().values()} == {"bot:subtle"}
+    assert GAME.seats_by_default(5) == ["subtle"] * 5
+    # Only a game that seats `subtle` reads the traits file (and names it in its header).
+    assert set(prepared.header_extra()["data"]) == {"cards", "traits"}
+    hinting = prepare(1, {"num_players": 6, "others": "heuristic", "chameleon": "heuristic"})
+    assert set(hinting.header_extra()["data"]) == {"cards"}
 
 
 def test_a_role_spec_wins_over_players_for_its_seats() -> None:

@@ -1,4 +1,4 @@
-"""The paper's numbers through the real engine, seeded (RULES.md §3, seed 003).
+"""The paper's numbers through the real engine, seeded (docs/rules.md §3, seed 003).
 
 Bounds: each test states its interval. With fixed seeds the outcome is deterministic; a
 bound says how unlikely a failure would be if the engine drew correctly. The full

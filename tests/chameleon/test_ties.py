@@ -1,4 +1,4 @@
-"""Tie rules through the engine (RULES.md §3 Votes), over many seeded deals."""
+"""Tie rules through the engine (docs/rules.md §3 Votes), over many seeded deals."""
 
 from __future__ import annotations
 

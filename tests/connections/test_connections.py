@@ -161,3 +161,20 @@ def test_hostile_replies_never_crash() -> None:
     outcome = asyncio.run(game.play(None))
     assert outcome.status == "completed"
     assert outcome.summary.details["attempts"] == 8
+
+
+def test_guessers_are_never_told_the_secrets_length() -> None:
+    """docs/rules.md §4: the setter reveals the first letter and nothing else. Two secrets with
+    the same first letter and different lengths give every guesser byte-identical
+    requests for the first attempt (the clue-giver's clue and the other guesser's guess),
+    while the setter's requests differ (the test can fail)."""
+    def first_requests(word: str) -> dict[int, str]:
+        log, _outcome, _events = _recorded_game(["frequency"] * 3, 5, word=word,
+                                                max_attempts=1)
+        return {seat: text for seat, _kind, attempt, text in reversed(log) if attempt <= 1}
+
+    short, long = first_requests("cat"), first_requests("catamaran")
+    assert set(short) == set(long) == {1, 2, 3}
+    assert short[2] == long[2] and short[3] == long[3]
+    assert short[1] != long[1]  # the setter knows its word
+    assert "the first letter is c." in short[2]

@@ -44,3 +44,22 @@ def test_guesser_sees_masked_tiles_only(browser: Any, game: Path) -> None:
     assert not any(e.seq in shown for e in t.events if e.type == "secret")
     others = [e for e in t.events if e.type == "clue_word" and e.actor != 2]
     assert others and not any(e.seq in shown for e in others)
+
+
+def test_public_tiles_never_show_the_length(browser: Any, game: Path) -> None:
+    """A guesser's view shows the revealed letters and one open tile, never as many tiles
+    as the secret has letters (goldfish: 8); the final reveal shows the whole word."""
+    t = Transcript.load(game)
+    first = next(e for e in t.events if e.type == "prefix")
+    reveal = next(e for e in t.events if e.type == "reveal")
+    page = Page(browser, render(game), "#view=2&seq=999999")
+    tiles = page.js(
+        "const n = document.querySelector(`#timeline .ev[data-seq='${arguments[0]}']`);"
+        "return [...n.querySelectorAll('.cx-tile')].map((x) => x.textContent);", first.seq)
+    assert tiles == ["G", "…"]
+    final = page.js(
+        "const n = document.querySelector(`#timeline .ev[data-seq='${arguments[0]}']`);"
+        "return [...n.querySelectorAll('.cx-tile')].map((x) => x.textContent).join('');",
+        reveal.seq)
+    assert final == "GOLDFISH"
+    assert page.errors() == []

@@ -2,8 +2,8 @@
 guessers make far more connections per attempt than two `frequency` guessers.
 
 Bound: each side's 95% Wilson interval on connections per attempt, over the same seeds
-and words; the intervals must not overlap. Measured (README): semantic ~0.88,
-frequency ~0.10 per attempt.
+and words; the intervals must not overlap. Measured (6 seeds, 10 attempts): semantic
+39 of 49 attempts (0.80, [0.66, 0.89]), frequency 6 of 60 (0.10, [0.05, 0.20]).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Visibility contract (RULES.md §2): no request built for a seat contains another pair's
+"""Visibility contract (docs/rules.md §2): no request built for a seat contains another pair's
 private text or any vote reason (its own reasons included), over many seeded games of
 chaotic LLM stand-ins through the real prompt path."""
 

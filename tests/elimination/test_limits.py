@@ -1,4 +1,4 @@
-"""Word limits (RULES.md §2, issue 12): no message event ever holds more words than its
+"""Word limits (docs/rules.md §2, issue 12): no message event ever holds more words than its
 `limit_words`, whatever the players send, under both policies; every cut is marked and
 counted in `over_limit_messages`."""
 

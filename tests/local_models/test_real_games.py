@@ -21,7 +21,11 @@ from tests.providers._helpers import comparable
 
 FOLDER = (Path(__file__).resolve().parents[2] / "cassettes" / "providers" / "openai-compatible"
           / "qwen")
-GAMES = ("stille-post", "elimination", "connections", "chameleon")
+# Connections' recording was made while the game still announced the secret's length,
+# which RULES.md §4 forbids: it no longer replays until the model is recorded again.
+STALE = pytest.mark.xfail(strict=True, reason="recorded with the old Connections prompt that "
+                          "told the secret's length; re-record as PROVENANCE.md says")
+GAMES = ("stille-post", "elimination", pytest.param("connections", marks=STALE), "chameleon")
 RERECORD = ("the {game} cassette of {folder} no longer matches the game's requests (a prompt "
             "changed?): record it again as PROVENANCE.md says")
 

@@ -22,3 +22,18 @@ class WrongType:
 
 
 NOT_CALLABLE = 3
+
+
+class Slow:
+    """The rule-based example agent, thinking 1.5 s before each answer (a slow model)."""
+
+    def __init__(self, context: Any) -> None:
+        from examples.agents.rule_based import Agent
+
+        self.inner = Agent(context)
+
+    async def respond(self, request: Any) -> Any:
+        import asyncio
+
+        await asyncio.sleep(1.5)
+        return self.inner.respond(request)

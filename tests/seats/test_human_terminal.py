@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -194,3 +195,102 @@ def test_ctrl_c_ends_the_game_as_aborted_with_a_valid_transcript(tmp_path: Path)
     assert result["status"] == "aborted" and "Ctrl-C" in result["reason"]
     assert header["seats"]["1"]["player"] == "human"
     assert events and all("seq" in e for e in events)
+
+
+def _after_last_answer(output: str) -> str:
+    """What the screen showed after the person's last answer."""
+    return re.split(r"> [^\n]*\n", output)[-1]
+
+
+def _visible_texts_from(path: Path, seat: int, first_seq: int) -> list[str]:
+    _, events, _ = _events(path)
+    return [str(e["data"]["text"]) for e in events
+            if e["seq"] >= first_seq and _allows(e, seat) and e["data"].get("text")]
+
+
+def test_the_terminal_seat_is_shown_how_the_chameleon_ended(tmp_path: Path) -> None:
+    """After the person's vote, the screen shows every vote, the verdict, the game over
+    line and the reveal with the secret word, in the order they happened (issue 40,
+    item 8); the web seat showed them, the terminal jumped to the table."""
+    answers = iter(["apple", "2"])
+    out = tmp_path / "game.jsonl"
+    session = run(["play", "chameleon", "--players", "human,bot,bot,bot", "--seed", "3",
+                   "--out", str(out)], lambda text, s: next(answers, "1"))
+    assert session.status == 0, session.output[-2000:]
+    _, events, result = _events(out)
+    votes = [e for e in events if e["type"] == "vote"]
+    assert len(votes) == 4
+    expected = _visible_texts_from(out, 1, votes[0]["seq"])
+    tail = _after_last_answer(session.output)
+    assert tail.index("--- the rest of the game, as Player 1 saw it ---") < tail.index(
+        expected[0])
+    where = [tail.index(text) for text in expected]
+    assert where == sorted(where), expected
+    secret = result["summary"]["details"]["secret"]
+    for shown in ("Player 1 voted for Player 2.", "Player 1 is accused",
+                  f"The secret word was {secret}."):
+        assert shown in tail, tail
+    assert tail.index(f"The secret word was {secret}.") < tail.index("result: completed")
+    assert_saw_only_its_own_view(out, 1, session.output)
+
+
+def test_the_terminal_seat_is_shown_the_identity_reveal(tmp_path: Path) -> None:
+    out = tmp_path / "game.jsonl"
+    args, seat = GAMES["stille-post"]
+    session = run(["play", "stille-post", *args, "--seed", "3", "--out", str(out)], Person())
+    assert session.status == 0, session.output[-3000:]
+    _, events, _ = _events(out)
+    reveal = next(e for e in events if e["type"] == "reveal")
+    tail = _after_last_answer(session.output)
+    assert reveal["data"]["text"] in tail
+    for model in reveal["data"]["identities"].values():
+        assert f"was {model}" in tail
+    assert_saw_only_its_own_view(out, seat, session.output)
+
+
+def test_while_another_seat_thinks_the_terminal_says_whom_it_waits_for(tmp_path: Path) -> None:
+    """A seat that takes 1.5 s per answer (a slow model): the screen says so instead of
+    staying blank; bots, which answer at once, are never announced."""
+    answers = iter(["apple", "2"])
+
+    def person(text: str, session: Session) -> str | None:
+        if text.endswith("player number> "):
+            time.sleep(1.3)  # thinks as long as the slow seat: no notice over the question
+        return next(answers, "1")
+
+    out = tmp_path / "game.jsonl"
+    session = run(["play", "chameleon", "--players",
+                   "human,python:tests.seats.bad_agents:Slow,bot,bot", "--seed", "3",
+                   "--out", str(out)], person)
+    assert session.status == 0, session.output[-2000:]
+    assert "(waiting for Player 2…)" in session.output
+    assert "waiting for Player 3" not in session.output
+    assert "waiting for Player 4" not in session.output
+    # never in the middle of a question: each notice is a line of its own
+    for line in session.output.splitlines():
+        if "waiting for" in line:
+            assert line.strip() == "(waiting for Player 2…)", line
+
+
+def test_only_seats_that_take_time_are_watched() -> None:
+    """Bots answer at once: the host leaves them as they are (a bot tournament's fast
+    path, `is_instant`, stays); a model or agent seat is wrapped, and still itself."""
+    from stille_post.players.base import is_instant
+    from stille_post.players.humans import HumanHost, TerminalSeat
+
+    class Bot:
+        name = "bot:x"
+        instant = True
+
+    class Model:
+        name = "openai:m"
+        provider = "the provider"
+
+    host = HumanHost(terminal=TerminalSeat())
+    host.terminal.seats = [1]  # type: ignore[union-attr]
+    bot, model, me = Bot(), Model(), Model()
+    seated = host.watched({1: me, 2: bot, 3: model})  # type: ignore[dict-item]
+    assert seated[1] is me and seated[2] is bot and is_instant(seated[2])
+    assert seated[3] is not model and seated[3].name == "openai:m"
+    assert seated[3].provider == "the provider"  # type: ignore[attr-defined]
+    assert HumanHost().watched({3: model}) == {3: model}  # type: ignore[dict-item]

@@ -57,6 +57,7 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
 
         browser.get(url)
         refused = False
+        voted_with_marks = False
         answered = 0
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -68,7 +69,12 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
                 continue
             instruction = browser.find_element(By.ID, "instruction").text
             if _visible(browser, "seat-choice"):
-                Select(browser.find_element(By.ID, "seat-choice")).select_by_index(2)
+                choice = Select(browser.find_element(By.ID, "seat-choice"))
+                # the page's own seat is marked, so that a vote for yourself is no slip
+                labels = [o.text for o in choice.options]
+                assert labels[1:] == ["Player 1 (you)", "Player 2", "Player 3", "Player 4"]
+                voted_with_marks = True
+                choice.select_by_index(2)
             else:
                 box = browser.find_element(By.ID, "message")
                 box.clear()
@@ -97,6 +103,14 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
             answered += 1
         else:
             raise AssertionError("the game did not end in the browser")
+        # Over: the panel says so (it said "Waiting for the other players…" before).
+        waiting = browser.find_element(By.ID, "waiting").text
+        assert waiting.startswith(("The game is over", "The game has ended")), waiting
+        assert voted_with_marks
+        # Text from the game goes in inert: a direction override is shown as its escape.
+        assert browser.execute_script(
+            "return window.StillePostSeat.inert('bot:\\u202elivE\\u0007 ok\\n')") \
+            == "bot:\\u202elivE\\x07 ok\n"
         feed = browser.find_element(By.ID, "feed").text
         assert "[you]: apple" in feed
         assert re.search(r"\[Player [234]\]: \S+", feed), "the others' words were shown"

@@ -1,4 +1,4 @@
-"""Seeded statistical checks of the game's chance events (RULES.md §1).
+"""Seeded statistical checks of the game's chance events (docs/rules.md §1).
 
 Bounds: each test states its interval. With fixed seeds the outcome is deterministic;
 the bounds say how unlikely a failure would be if the code drew correctly.

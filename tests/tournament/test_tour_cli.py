@@ -89,6 +89,7 @@ def test_report_exports_and_merge_command(tmp_path: Path, cli: Cli,
     assert {r["player"] for r in report["leaderboard"]} == {
         "bot:detective", "bot:cautious", "bot:gambler", "bot:random"}
     assert (tmp_path / "csv" / "leaderboard.csv").read_text().startswith("player,games,mu")
-    assert (tmp_path / "r.html").read_text().count("data:image/png;base64,") == 4
+    # four shared charts but "cost versus strength", empty for bots (issue 40, item 11)
+    assert (tmp_path / "r.html").read_text().count("data:image/png;base64,") == 3
     text = _run(cli, cli_env, "report", str(tmp_path / "m"), "--passes", "1")
     assert text.returncode == 0 and "TrueSkill leaderboard" in text.stdout

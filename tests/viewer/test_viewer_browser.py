@@ -26,6 +26,7 @@ def test_renders_recorded_game(browser: Any, seed7: Path) -> None:
     transcript = Transcript.load(seed7)
     page = Page(browser, render(seed7))
     assert "Stille Post · seed 7" in browser.title
+    page.press("\ue011")  # Home
     assert page.by_id("position").text == f"Step 1 / {len(transcript.events)}"
     assert page.shown() == [1]
     # Nothing past the current step is in the document (hidden is not enough).
@@ -41,8 +42,43 @@ def test_renders_recorded_game(browser: Any, seed7: Path) -> None:
     assert page.errors() == []
 
 
+@pytest.mark.parametrize("game", fast_only(sorted(all_games()), {"connections"}))
+def test_the_replay_opens_on_the_whole_game(browser: Any, game: str, viewer_tmp: Path) -> None:
+    """Opened without a step in its address, the page shows the last step: every event,
+    the last one in view, the final table, the seat cards as the game ended; the step
+    controls are there to go back."""
+    out = viewer_tmp / f"opens-{game}.jsonl"
+    proc = run_cli("play", game, "--seed", "2", "--quiet", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    transcript = Transcript.load(out)
+    n = len(transcript.events)
+    page = Page(browser, render(out))
+    assert page.by_id("position").text == f"Step {n} / {n}"
+    assert page.shown() == [e.seq for e in transcript.events]
+    last = transcript.events[-1].seq
+    assert page.current() == last
+    assert page.js("const r = document.querySelector('#timeline .ev.current')"
+                   ".getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight")
+    assert page.by_id("placements").is_displayed()
+    assert page.by_id("prev").is_enabled() and not page.by_id("next").is_enabled()
+    # Each card says how its seat ended, as the final table does.
+    outcomes = {int(k): v for k, v in (transcript.summary.notes or {}).items()}
+    cards = {int(c.get_attribute("data-seat")): c.find_element("css selector", ".seat-status").text
+             for c in browser.find_elements("css selector", ".seat-card")}
+    assert "in the game" not in cards.values(), cards
+    for seat, note in outcomes.items():
+        if game != "chameleon":  # the Chameleon's layout says won / lost itself
+            assert cards[seat] == note, (seat, cards)
+    page.by_id("prev").click()
+    assert page.current() < last and not page.present("placements")
+    page.press("\ue011")  # Home: the first step, as before
+    assert page.shown() == [1]
+    assert page.errors() == []
+
+
 def test_step_forward_and_back(browser: Any, seed7: Path) -> None:
     page = Page(browser, render(seed7))
+    page.press("\ue011")  # Home
     for _ in range(3):
         page.press("\ue014")  # ArrowRight
     assert page.shown() == [1, 2, 3, 4]
@@ -116,6 +152,7 @@ def test_permalink_restores_perspective_step_and_identities(browser: Any, seed7:
 def test_jump_to_round_and_play_pause(browser: Any, seed7: Path) -> None:
     transcript = Transcript.load(seed7)
     page = Page(browser, render(seed7))
+    page.press("\ue011")  # Home (the page opens on the last step, in round 2)
     page.choose("round", "2")
     first_of_round_2 = next(e.seq for e in transcript.events if e.round == 2)
     assert page.current() == first_of_round_2

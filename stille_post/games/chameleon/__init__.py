@@ -3,7 +3,7 @@
 Roles: `chameleon` (one seat, drawn by the rng) and `others`. Seats are given per seat
 (`--players a,b,c,d`) or per role (`--role chameleon=SPEC --role others=SPEC`); both may
 be mixed, the role winning for its seats. A spec is a bot name (trivial, revealing,
-copycat, heuristic), an LLM spec such as openai:gpt-5-mini, or script:FILE.yaml.
+copycat, heuristic, subtle), an LLM spec such as openai:gpt-5-mini, or script:FILE.yaml.
 A theory game (`--set theory=...`, see theory/) seats only the theory bots.
 """
 
@@ -15,7 +15,14 @@ from dataclasses import replace
 from stille_post.core.errors import ConfigError
 from stille_post.games.chameleon import rules, theory
 from stille_post.games.chameleon.bots import BOTS
-from stille_post.games.chameleon.cards import CARDS_RESOURCE, Card, cards_of, load_cards
+from stille_post.games.chameleon.cards import (
+    CARDS_RESOURCE,
+    TRAITS_RESOURCE,
+    Card,
+    cards_of,
+    load_cards,
+    with_traits,
+)
 from stille_post.games.chameleon.config import ChameleonConfig
 from stille_post.games.chameleon.game import GAME_NAME, ChameleonGame
 from stille_post.games.chameleon.prompts import PROMPTS, invalid_text, repair_text
@@ -33,7 +40,7 @@ from stille_post.games.kit import (
 )
 from stille_post.players.base import Player
 
-DEFAULT_BOT = "heuristic"
+DEFAULT_BOT = "subtle"
 
 
 def setup(ctx: SetupContext) -> ChameleonGame:
@@ -49,6 +56,10 @@ def setup(ctx: SetupContext) -> ChameleonGame:
              for s in range(1, config.num_players + 1)}
     specs = ctx.seat_specs(roles)
     theory.check_seats(None, specs)
+    if config.cards is None and any(s.bot == "subtle" for s in specs):
+        # The shipped cards' traits, read (and hashed into the header) only when a bot
+        # that says traits sits: a game without one reads exactly what it read before.
+        card = with_traits(card, ctx.load(TRAITS_RESOURCE, name="traits"))
     return ChameleonGame(config, ctx.table(ctx.players_for(specs, setup=card)), specs,
                          deal=deal)
 

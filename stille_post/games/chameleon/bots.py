@@ -1,4 +1,4 @@
-"""The paper's baseline strategies as players that need no LLM (RULES.md §3).
+"""The paper's baseline strategies as players that need no LLM (docs/rules.md §3).
 
 Each bot reads only its own observation (its role and, for a non-chameleon, the secret
 word come from its private `role` event) and draws only from its own rng, derived from
@@ -14,6 +14,12 @@ the game seed and its seat. Every bot plays whichever role it is dealt:
 - heuristic: a non-chameleon says a hint for the secret word without naming it (the
              card's hint words, else "<first letter>-word") and votes for a player whose
              word fits no hint. As the chameleon it hints at its best guess of the secret.
+             Each hint points at one word, so a chameleon that knows the card's hints
+             reads the secret off them: the chameleon wins nearly every game.
+- subtle:    the default. A non-chameleon says a trait of the secret (a clue that fits
+             several words of the card) chosen to leave a listener as many candidate
+             words as it can; the chameleon says the trait likeliest to fit what the
+             others' words point to. See SubtleBot.
 
 Every chameleon bot except `trivial` makes its second-chance guess from what it heard:
 the card word the others said most, else the word whose hints they used most.
@@ -200,6 +206,94 @@ class HeuristicBot(ChameleonBot):
     kind = "heuristic"
 
 
+class SubtleBot(ChameleonBot):
+    """The default bot: it plays a game a person would want to watch.
+
+    A non-chameleon says a *trait* of the secret word (cards.py: a word that fits several
+    words of the card, "yellow" for banana, lemon and pineapple): related, but not giving
+    the word away. Of the secret's traits nobody has said yet it picks the one that leaves
+    a listener who trusts every word heard so far with the most candidate words. As the
+    chameleon it says the trait that fits the most of the words the others' words point
+    to (every word, when it speaks first): its best chance to fit the secret it does not
+    know, and a word nobody said yet when two fit as many. A vote goes to a player whose
+    word fits no trait, hint or name of the secret (the known one, or the chameleon's
+    best guess); else to one who repeated an earlier word; else to the vaguest word, the
+    one that fits the most words of the card. The chameleon's second-chance guess is
+    uniform among the words the others' words fit best. A card without traits falls back
+    to the card's hints, then to the first letter (`ChameleonBot`)."""
+
+    kind = "subtle"
+
+    def traits(self, obs: ChameleonObservation) -> dict[str, frozenset[str]]:
+        """The card's traits, each with the dealt words it fits (K may be under 16)."""
+        if self.card is None:
+            return {}
+        dealt = {normalise(w) for w in obs.words}
+        out = {t: frozenset(fits) & dealt for t, fits in self.card.traits.items()}
+        return {t: fits for t, fits in out.items() if fits}
+
+    def fitting(self, word: str) -> frozenset[str]:
+        found = self._fitting.get(word)
+        if found is None:
+            traits = self.card.traits_for(word) if self.card is not None else ()
+            found = super().fitting(word) | {normalise(t) for t in traits}
+            self._fitting[word] = found
+        return found
+
+    def support(self, obs: ChameleonObservation, extra: str | None = None,
+                fit: str | None = None) -> dict[str, int]:
+        """For each dealt word, how many of the others' words (and `extra`) fit it; with
+        `fit`, only the words that fit that word count (a non-chameleon's view of what
+        the chameleon will learn: a word that misses the secret is the chameleon's own)."""
+        heard = [normalise(w) for _, w in obs.other_responses()]
+        if fit is not None:
+            heard = [h for h in heard if h in self.fitting(fit)]
+        if extra is not None:
+            heard.append(normalise(extra))
+        return {w: sum(h in self.fitting(w) for h in heard) for w in obs.words}
+
+    @staticmethod
+    def leaders(support: dict[str, int]) -> list[str]:
+        best = max(support.values(), default=0)
+        return [w for w, n in support.items() if n == best]
+
+    def word(self, obs: ChameleonObservation) -> str:
+        secret = str(obs.secret)
+        said = {normalise(w) for _, w in obs.responses}
+        fresh = [t for t, fits in self.traits(obs).items()
+                 if normalise(secret) in fits and t not in said]
+        if not fresh:
+            return super().word(obs)  # the card's hints, then the first letter
+        # The most concealing fresh trait: the most words a listener is left with.
+        left = {t: len(self.leaders(self.support(obs, t, fit=secret))) for t in fresh}
+        most = max(left.values())
+        return self.rng.choice([t for t in fresh if left[t] == most])
+
+    def vote(self, obs: ChameleonObservation) -> int:
+        secret = self.best_guess(obs)
+        others = obs.other_responses()
+        odd = [s for s, w in others if not self.fits(w, secret)]
+        if odd or repeaters(obs) or not self.traits(obs):
+            return self.pick(odd or repeaters(obs), obs.others)
+        # Every word fits: suspect the vaguest, the word that fits the most words of the
+        # card (what a player who does not know the secret says to be safe).
+        width = {s: sum(normalise(w) in self.fitting(c) for c in obs.words) for s, w in others}
+        most = max(width.values(), default=0)
+        return self.pick([s for s, n in width.items() if n == most], obs.others)
+
+    def chameleon_word(self, obs: ChameleonObservation) -> str:
+        traits = self.traits(obs)
+        if not traits:
+            return super().chameleon_word(obs)
+        candidates = {normalise(w) for w in self.leaders(self.support(obs))}
+        said = {normalise(w) for _, w in obs.responses}
+        # Fit as many candidates as possible; among those, a word nobody said yet (a repeat
+        # is what a player who does not know the secret can safely do, and looks it).
+        score = {t: (len(fits & candidates), t not in said) for t, fits in traits.items()}
+        best = max(score.values())
+        return self.rng.choice([t for t in traits if score[t] == best])
+
+
 BotFactory = Callable[[random.Random, Card | None], ChameleonBot]
 
 BOTS: dict[str, BotFactory] = {
@@ -207,4 +301,5 @@ BOTS: dict[str, BotFactory] = {
     "revealing": RevealingBot,
     "copycat": CopycatBot,
     "heuristic": HeuristicBot,
+    "subtle": SubtleBot,
 }

@@ -9,16 +9,23 @@ wheel has them too. A user file has the same shape:
     words = ["apple", "banana", ...]          # at least K of them, one word each
     [card.hints]                              # optional: what the `heuristic` bot says
     apple = ["orchard", "cider"]
+    [card.traits]                             # optional: what the `subtle` bot says
+    yellow = ["banana", "lemon", "pineapple"]
 
-Every word and hint must itself be a legal one-word reply (rules.parse_response), so a
-bot that says the secret word, or a hint, can never make its own game Fail.
+A hint points at one word. A trait is a clue a person would give: related to the secret
+word but shared with other words of the card, so it does not give the word away. The
+shipped cards keep their traits in `data/traits.toml` (one `[Category]` table each), read
+only by games that seat a `subtle` bot, so the cards file and the games without one are
+as they were. Every word, hint and trait must itself be a legal one-word reply
+(rules.parse_response), so a bot that says the secret word, a hint or a trait can never
+make its own game Fail.
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -42,9 +49,15 @@ class Card:
     category: str
     words: tuple[str, ...]
     hints: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # trait -> the card's words it fits (normalised), in the file's order
+    traits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def hints_for(self, word: str) -> tuple[str, ...]:
         return self.hints.get(normalise(word), ())
+
+    def traits_for(self, word: str) -> tuple[str, ...]:
+        key = normalise(word)
+        return tuple(t for t, fits in self.traits.items() if key in fits)
 
 
 def card_file(path: Path | str | None = None) -> DataFile:
@@ -91,7 +104,7 @@ def parse_cards(raw: Mapping[str, Any], *, source: str = "cards") -> tuple[Card,
 def _parse_card(entry: Any, where: str) -> Card:
     if not isinstance(entry, Mapping):
         raise CardFileError(f"{where}: a card must be a table")
-    unknown = set(entry) - {"category", "words", "hints"}
+    unknown = set(entry) - {"category", "words", "hints", "traits"}
     if unknown:
         raise CardFileError(f"{where}: unknown keys {sorted(unknown)}")
     category = entry.get("category")
@@ -113,7 +126,58 @@ def _parse_card(entry: Any, where: str) -> Card:
         if normalise(word) not in keys:
             raise CardFileError(f"{where}: hints for {word!r}, which is not one of its words")
         hints[normalise(word)] = _word_list(values, f"{where}: hints.{word}")
-    return Card(category.strip(), words, hints)
+    traits = _traits(entry.get("traits", {}), set(keys), where)
+    return Card(category.strip(), words, hints, traits)
+
+
+def _traits(raw: Any, keys: set[str], where: str) -> dict[str, tuple[str, ...]]:
+    """trait -> the card words it fits, normalised; every trait a legal one-word reply
+    that is not a word of the card, every word listed a word of the card."""
+    if not isinstance(raw, Mapping):
+        raise CardFileError(f"{where}: 'traits' must be a table of trait = [word, ...]")
+    traits: dict[str, tuple[str, ...]] = {}
+    for trait, values in raw.items():
+        (said,) = _word_list([trait], f"{where}: traits")
+        if normalise(said) in keys:
+            raise CardFileError(f"{where}: trait {trait!r} is a word of the card")
+        fits = tuple(normalise(w) for w in _word_list(values, f"{where}: traits.{trait}"))
+        strays = [w for w in fits if w not in keys]
+        if strays or not fits:
+            raise CardFileError(f"{where}: trait {trait!r} must list words of the card"
+                                + (f", not {strays}" if strays else ""))
+        traits[normalise(said)] = fits
+    return traits
+
+
+# --- the shipped cards' traits (data/traits.toml) ---------------------------------------
+
+TRAITS_RESOURCE = "data/traits.toml"
+
+
+def traits_file() -> DataFile:
+    return load_data(PACKAGE, TRAITS_RESOURCE, name="traits")
+
+
+def with_traits(card: Card, data: DataFile) -> Card:
+    """The card with its traits from a traits file (`[Category]` tables of trait = [word,
+    ...]); a card the file does not name, or one with traits of its own, is unchanged."""
+    if card.traits:
+        return card
+    table = _traits_tables(data.text, data.origin).get(card.category)
+    if table is None:
+        return card
+    keys = {normalise(w) for w in card.words}
+    return replace(card, traits=_traits(table, keys, f"{data.origin}: {card.category}"))
+
+
+@lru_cache(maxsize=4)
+def _traits_tables(text: str, origin: str) -> Mapping[str, Any]:
+    try:
+        raw = tomllib.loads(text)
+    except TOML_ERRORS as exc:
+        raise CardFileError(f"traits file {origin} is not valid TOML: {toml_problem(exc)}") \
+            from None
+    return raw
 
 
 def _word_list(value: Any, where: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The Chameleon engine: one game between injected players (RULES.md §3), on the kit.
+"""The Chameleon engine: one game between injected players (docs/rules.md §3), on the kit.
 
 It never does I/O and never reads the clock (the decision deadline only fires on a hung
 player). All chance went into the `Deal` (drawn by rules.deal from the injected rng) or
@@ -214,7 +214,7 @@ class ChameleonGame(Engine[ChameleonConfig]):
         return observe(seat, self.config.max_word_chars, events)
 
     async def _ask(self, seat: int, kind: str, parse: Callable[[str], T]) -> Answer[T]:
-        """An unusable answer voids the game (RULES.md §3: the game is `Fail`)."""
+        """An unusable answer voids the game (docs/rules.md §3: the game is `Fail`)."""
         def validate(action: Action) -> T:
             return parse(action.text)
 

@@ -1,4 +1,4 @@
-/* The Chameleon layout (RULES.md §3): the card as a grid, the clues side by side, the
+/* The Chameleon layout (docs/rules.md §3): the card as a grid, the clues side by side, the
  * vote tally, a tie and its rule, the accusation, the second-chance guess, the outcome.
  *
  * What a perspective may see is the rule this file is built around:

@@ -3,7 +3,7 @@
 `compute_metrics(transcripts)` returns JSON-safe data in the shape every game shares:
     {"overall": {...}, "per_player": {label: {...}}, "tables": {name: {columns, rows}}}
 
-Definitions (the paper's, RULES.md §3):
+Definitions (the paper's, docs/rules.md §3):
 - a game is *valid* when it completed with an outcome other than Fail; `valid_ratio` is
   valid / finished games (aborted games count as finished and not valid; transcripts cut
   off without a result line are only counted as `incomplete`);

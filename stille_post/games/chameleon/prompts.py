@@ -16,7 +16,7 @@ question and so present in every request that seat is sent. A non-chameleon's li
 names the secret word; the chameleon's says it was not told. Nothing else in any request
 names the secret word before the final reveal.
 
-Framing follows RULES.md §1 "Conversation framing": other players and the Game Master
+Framing follows docs/rules.md §1 "Conversation framing": other players and the Game Master
 are user turns ("[Player X]: ", "[GAME MASTER]: "), the seat's own answers are assistant
 turns, and the question being asked closes the last user turn. The model reads lines
 built from the events' data; the events' `text` is narration for transcript readers.

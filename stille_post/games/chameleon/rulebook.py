@@ -2,7 +2,8 @@
 
     given:
       config: {num_players: 4, tie_rule: dealer, repair_attempts: 1, ...}  # ChameleonConfig
-      card: {category: Fruit, words: [...], hints: {...}}   # optional; else the shipped
+      card: {category: Fruit, words: [...], hints: {...},   # optional; else the shipped
+             traits: {...}}
       category: Fruit                                       #   cards and this category
       chameleon: 2          # forced draws, in the engine's order (rules.deal):
       secret: apple         #   card, chameleon seat, secret word, dealer, speaking order
@@ -63,6 +64,10 @@ def _card_toml(card: Mapping[str, Any]) -> str:
     if hints:
         lines.append("[card.hints]")
         lines += [f"{json.dumps(k)} = {json.dumps(list(v))}" for k, v in hints.items()]
+    traits = card.get("traits") or {}
+    if traits:
+        lines.append("[card.traits]")
+        lines += [f"{json.dumps(k)} = {json.dumps(list(v))}" for k, v in traits.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""The Chameleon's rules as small pure functions (RULES.md §3).
+"""The Chameleon's rules as small pure functions (docs/rules.md §3).
 
 Nothing here does I/O or keeps state; chance comes in as an `Rng` argument, and every
 list an rng picks from is in a canonical order first, so a seed reproduces a game. A
@@ -139,14 +139,16 @@ def winners(outcome: str, chameleon: int, seats: Iterable[int]) -> list[int]:
 
 
 def placements(outcome: str, chameleon: int, seats: Iterable[int]) -> dict[int, int]:
-    """The winning side is placed 1st and the losing side 2nd. A Fail game has no
-    winner: every seat is placed 1st (a tie), so ratings that use it move nobody apart;
-    its summary says `valid: false` so a rating can also skip it."""
+    """Competition ranks, as every game places (1, 1, 3, ...): the winning side 1st, the
+    losing side after all the winners (the chameleon beaten by N-1 non-chameleons is Nth;
+    the non-chameleons beaten by the chameleon are 2nd). A Fail game has no winner: every
+    seat is placed 1st (a tie), so ratings that use it move nobody apart; its summary says
+    `valid: false` so a rating can also skip it."""
     all_seats = sorted(seats)
     if outcome == FAIL:
         return dict.fromkeys(all_seats, 1)
     won = set(winners(outcome, chameleon, all_seats))
-    return {s: 1 if s in won else 2 for s in all_seats}
+    return {s: 1 if s in won else 1 + len(won) for s in all_seats}
 
 
 def role_of(seat: int, chameleon: int) -> Role:

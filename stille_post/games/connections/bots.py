@@ -83,6 +83,7 @@ def _secret_pool(d: Dictionary) -> tuple[str, ...]:
 class ConnectionsBot:
     instant = True  # decide() never awaits: no deadline timer (players/base.is_instant)
     kind = "bot"
+    plays_the_secret = True  # names the prefix once the Game Master says no letter is left
 
     def __init__(self, rng: random.Random, setup: BotSetup) -> None:
         self.rng = rng
@@ -98,6 +99,10 @@ class ConnectionsBot:
             word, clue = self.clue(obs)
             return _call("give_clue", word=word, clue=clue)
         if decision.kind == P.GUESS:
+            if obs.nothing_left and not obs.is_setter and self.plays_the_secret:
+                # The Game Master said the prefix is the whole secret: the one clue word
+                # that can still win is the secret, so a fellow guesser names it.
+                return _call("guess", word=obs.prefix)
             return _call("guess", word=self.guess(obs))
         raise ValueError(f"unknown decision kind {decision.kind!r}")
 
@@ -131,7 +136,8 @@ class FrequencyBot(ConnectionsBot):
     kind = "frequency"
 
     def clue(self, obs: ConnectionsObservation) -> tuple[str, str]:
-        word = self.frequent(obs)
+        # Once the Game Master says no letter is left, the prefix is the secret: clue it.
+        word = obs.prefix if obs.nothing_left else self.frequent(obs)
         return word, safe_clue(word, ("a common word of {n} letters", "a frequent word",
                                       "very common, {n} long", "{n} letters"))
 
@@ -247,6 +253,8 @@ class SemanticBot(ConnectionsBot):
         return [0.0] * len(words)
 
     def clue(self, obs: ConnectionsObservation) -> tuple[str, str]:
+        if obs.nothing_left:  # the prefix is the secret: the one clue word that wins
+            return obs.prefix, self.make_clue(obs.prefix, obs.prefix)
         allowed = self.allowed(obs, self.clue_pool)
         pool = allowed[self.skip_top:] or allowed
         if not pool:
@@ -323,6 +331,7 @@ class AdaptiveBot(SemanticBot):
 
 class OracleBot(ConnectionsBot):
     kind = "oracle"
+    plays_the_secret = False  # it decodes with probability p, whatever the board says
 
     def __init__(self, seed: int | str, seat: int, setup: BotSetup, p: float) -> None:
         # Separate streams: the decode draw (one per guess, whatever p is) and the choice

@@ -1,4 +1,4 @@
-"""The Connections engine: one game between injected players (RULES.md §4), on the kit.
+"""The Connections engine: one game between injected players (docs/rules.md §4), on the kit.
 
 It never does I/O and draws nothing itself: the clue-giver rotation is fixed (rules.
 clue_giver) and the only chance in a game is the players' own (bots draw from their
@@ -61,6 +61,9 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         self.forfeits: dict[int, int] = {s: 0 for s in self.seats}
         self.secret_chosen_by = "option" if config.word else "setter"
         self.facts = {s: PrivateFacts(s) for s in self.seats}
+        # The Game Master has said that no letter is left (a Connection after the whole
+        # secret was revealed): a public fact from then on.
+        self.nothing_left = False
 
     # --- the kit's hooks ----------------------------------------------------------------
 
@@ -97,8 +100,9 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         await self._choose_secret()
         assert self.secret is not None
         self.prefix = rules.initial_prefix(self.secret)
-        self.emit("prefix", prefix=self.prefix, revealed=1, length=len(self.secret),
-                  text=P.prefix_text(len(self.secret), self.prefix, True))
+        # The first letter and nothing else: the secret's length is never announced.
+        self.emit("prefix", prefix=self.prefix, revealed=1,
+                  text=P.prefix_text(self.prefix, first=True))
         while self.attempt < c.max_attempts and self.result is None:
             await self._attempt()
         if self.result is None:
@@ -248,11 +252,12 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
                 guesses[seat] = None
                 self._forfeit(seat, P.GUESS, ans.failure or "")
         others = {s: g for s, g in guesses.items() if s != self.setter}
-        scored = rules.score(word, guesses.get(self.setter), others, self.secret, prefix)
+        scored = rules.score(word, guesses.get(self.setter), others, self.secret)
         if scored.outcome == rules.BLOCKED:
             self.blocked.append(word)
         else:
             self.used.append(word)
+        was_full = rules.fully_revealed(self.secret, prefix)
         if scored.outcome == rules.CONNECTION:
             self.prefix = rules.next_prefix(self.secret, self.prefix)
         self._record(giver, prefix, word, cleaned.text, guesses, scored.outcome,
@@ -260,9 +265,18 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
         if scored.win:
             self.result = rules.GUESSERS_WIN
         elif scored.outcome == rules.CONNECTION:
-            self.emit("prefix", prefix=self.prefix, revealed=len(self.prefix),
-                      length=len(self.secret),
-                      text=P.prefix_text(len(self.secret), self.prefix, False))
+            if was_full:
+                # No letter is left to reveal, and saying nothing would say the same:
+                # the Game Master says it plainly. Play goes on until a clue word is
+                # the secret itself (docs/rules.md §4).
+                self.nothing_left = True
+                self.emit("prefix", prefix=self.prefix, revealed=len(self.prefix),
+                          complete=True, text=P.nothing_left_text(self.prefix))
+            else:
+                # Never "the whole word" when the last letter comes: that would tell the
+                # secret's length, and so the secret, before the rules do.
+                self.emit("prefix", prefix=self.prefix, revealed=len(self.prefix),
+                          text=P.prefix_text(self.prefix, first=False))
 
     def _forfeit(self, seat: int, decision: str, reason: str) -> None:
         self.forfeits[seat] = self.forfeits.get(seat, 0) + 1
@@ -302,7 +316,8 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
             seat=seat, role=rules.role_of(seat, self.setter), setter=self.setter,
             guessers=tuple(self.guessers), max_attempts=self.config.max_attempts,
             min_length=self.config.min_word_length, attempt=self.attempt,
-            prefix=self.prefix, blocked=tuple(self.blocked), used=tuple(self.used),
+            prefix=self.prefix, nothing_left=self.nothing_left,
+            blocked=tuple(self.blocked), used=tuple(self.used),
             history=tuple(self.history), clue_giver=self.clue_giver, clue=self.clue,
             secret=secret, own_word=own_word, persona=persona, others_personas=others,
             events=events)

@@ -1,5 +1,7 @@
-/* The Connections layout (RULES.md §4): the secret word as tiles (the letters not yet
- * revealed masked; the setter's own view and the final reveal show them dimmed), each
+/* The Connections layout (docs/rules.md §4): the secret word as tiles. A guesser is told
+ * letters only, never the length, so the public tiles are the revealed letters and one
+ * open tile ("…") for the rest, unless the Game Master has said no letter is left; the
+ * setter's own view and the final reveal show the whole word (unrevealed letters dimmed). Each
  * attempt's clue and simultaneous guesses, its outcome with the blocked and used lists,
  * and the end. viewer.js filters events by the chosen perspective, so a guesser's view
  * never receives the setter's private `secret` event or another seat's `clue_word`.
@@ -12,15 +14,17 @@
   layouts["connections"] = function (kit) {
     const { el, str, seatLabel, gmLabel, textBlock, row, divider, head, gmBox } = kit;
 
-    // Tiles: `word` may be null (a guesser's view): then only the prefix is known.
-    function tiles(prefix, length, word) {
+    // Tiles: `word` is the whole secret (the setter's view, the final reveal) or null (a
+    // public announcement: the revealed letters, then an open tile unless `complete`).
+    function tiles(prefix, word, complete) {
       const box = el("div", "cx-tiles");
       box.style.display = "flex";
       box.style.gap = "3px";
       box.style.margin = "4px 0";
-      for (let i = 0; i < length; i++) {
+      const letters = word ? word.length : prefix.length + (complete ? 0 : 1);
+      for (let i = 0; i < letters; i++) {
         const shown = i < prefix.length;
-        const letter = shown ? prefix[i] : word ? word[i] : "·";
+        const letter = shown ? prefix[i] : word ? word[i] : "…";
         const t = el("span", "cx-tile" + (shown ? " cx-shown" : " cx-hidden"), str(letter).toUpperCase());
         t.style.display = "inline-block";
         t.style.minWidth = "1.4em";
@@ -49,12 +53,12 @@
         secret: (ev) => {
           const li = gmBox("private")(ev);
           const w = str(ev.data.word);
-          li.appendChild(tiles(w.slice(0, 1), w.length, w));
+          li.appendChild(tiles(w.slice(0, 1), w, false));
           return li;
         },
         prefix: (ev) => {
           const li = gmBox("result")(ev);
-          li.appendChild(tiles(str(ev.data.prefix), Number(ev.data.length) || 0, null));
+          li.appendChild(tiles(str(ev.data.prefix), null, ev.data.complete === true));
           return li;
         },
         attempt_start: divider,
@@ -92,7 +96,7 @@
         reveal: (ev) => {
           const li = gmBox("end")(ev);
           const w = str(ev.data.secret);
-          if (w) li.appendChild(tiles(w, w.length, w));
+          if (w) li.appendChild(tiles(w, w, true));
           return li;
         },
       },

@@ -51,6 +51,10 @@ class ConnectionsObservation:
     blocked: tuple[str, ...]
     used: tuple[str, ...]
     history: tuple[AttemptRecord, ...]
+    # The Game Master announced that no letter is left to reveal: the prefix is the secret.
+    # Public, and only after a Connection that revealed nothing; a guesser is never told
+    # the secret's length, so it cannot know this earlier.
+    nothing_left: bool = False
     clue_giver: int | None = None
     clue: str | None = None  # the clue being guessed (for a guess decision)
     secret: str | None = None  # the setter's own word (setter only)

@@ -7,7 +7,7 @@ without one, or with a bad one, stating the reason as the paper's appendix B doe
 - `clue` (the clue-giver): `give_clue(word, clue)`, the word private, the clue public;
 - `guess` (the setter and the other guessers, at the same moment): `guess(word)`.
 
-Framing (RULES.md §1): the system prompt holds only what never changes during the game
+Framing (docs/rules.md §1): the system prompt holds only what never changes during the game
 (rules, seat, role, personas, the setter's word once chosen); the history is user turns
 ("[GAME MASTER]: ...", "[Player X]: ...") and the seat's own tool calls as assistant
 turns, each followed by its tool result; the volatile facts (attempt, prefix, lists,
@@ -130,7 +130,7 @@ def system_prompt(obs: ConnectionsObservation) -> str:
         + _seats(obs) + " " + you,
         "How the game runs\n"
         "- The setter holds a secret English word. The Game Master reveals its first letter "
-        "(the prefix).\n"
+        "(the prefix), and nothing else: not how long the word is.\n"
         "- Each attempt, one guesser (the clue-giver; the role passes from guesser to "
         "guesser) privately picks a word that starts with the prefix and gives a short clue "
         "for it. The clue must not contain the word. The word may be any word with the "
@@ -140,7 +140,9 @@ def system_prompt(obs: ConnectionsObservation) -> str:
         "That word is blocked for the rest of the game.\n"
         "- Connection: otherwise, if another guesser guessed the clue word, the next letter "
         "of the secret word is revealed. If the clue word is the secret word itself, the "
-        "guessers win.\n"
+        "guessers win. Only then: revealing the last letter with another word does not end "
+        "the game, and once every letter is revealed a clue word must start with the whole "
+        "secret word.\n"
         "- Guesser Wrong: anything else.\n"
         f"- The guessers have {obs.max_attempts} attempts; then the setter wins.\n"
         "- Every word (clue word or guess) must be one English word from the game's "
@@ -195,6 +197,8 @@ def instruction(decision: Decision[Any]) -> str:
                 "`choose_word`.")
     head = f"Attempt {obs.attempt} of {obs.max_attempts} ({left} left after this one). " \
            f"The word starts with {obs.prefix.upper()}."
+    if obs.nothing_left:
+        head += f" Every letter is revealed: the secret word is {obs.prefix.upper()}."
     if decision.kind == CLUE:
         return (f"{head} You are the clue-giver. Come up with a word that starts with "
                 f"{obs.prefix.upper()} and a clue for it that does not contain the word. "
@@ -226,10 +230,17 @@ def secret_text(word: str) -> str:
     return f"Your secret word is {word}."
 
 
-def prefix_text(secret_len: int, prefix: str, first: bool) -> str:
+def prefix_text(prefix: str, *, first: bool) -> str:
+    # Letters only: the secret's length is never told (docs/rules.md §4; the paper's setter
+    # "will initially tell you just the first letter of the word").
     if first:
-        return f"The first letter is {prefix.upper()} ({secret_len} letters in all)."
+        return f"The first letter is {prefix.upper()}."
     return f"The next letter is {prefix[-1].upper()}: the word starts with {prefix.upper()}."
+
+
+def nothing_left_text(prefix: str) -> str:
+    return (f"No letter is left to reveal: every letter of the secret word is revealed, "
+            f"{prefix.upper()}. The guessers win when a clue word is the secret word itself.")
 
 
 def attempt_text(attempt: int, giver: int, prefix: str) -> str:

@@ -1,4 +1,4 @@
-"""Connections' rules as pure functions (RULES.md §4; rulings in README.md).
+"""Connections' rules as pure functions (docs/rules.md §4; rulings in README.md).
 
 No I/O, no rng, no state: the engine calls these with what it knows and applies the
 result. Words are compared in their normalised form (dictionary.normalise).
@@ -40,7 +40,17 @@ def initial_prefix(secret: str) -> str:
 
 
 def next_prefix(secret: str, prefix: str) -> str:
+    """The prefix after a Connection: one more letter, or the same prefix once the whole
+    secret is revealed (there is no letter left to reveal)."""
     return secret[: min(len(secret), len(prefix) + 1)]
+
+
+def fully_revealed(secret: str, prefix: str) -> bool:
+    """Every letter of the secret is revealed. Play goes on (docs/rules.md §4): every word must
+    now start with the whole secret, so the legal words are the secret itself and the
+    longer words that start with it; the secret is always one of them (it is never used
+    or blocked: see `excluded` and `score`), so a clue-giver always has a legal word."""
+    return prefix == secret
 
 
 def excluded(blocked: Collection[str], used: Collection[str], secret: str | None) -> set[str]:
@@ -114,9 +124,13 @@ class Scored:
 
 
 def score(word: str, setter_guess: str | None, guesses: Mapping[int, str | None],
-          secret: str, prefix: str) -> Scored:
-    """RULES.md §4 step 3. `guesses` are the other guessers' (the clue-giver excluded);
+          secret: str) -> Scored:
+    """docs/rules.md §4 step 3. `guesses` are the other guessers' (the clue-giver excluded);
     a missing guess (forfeit) matches nothing.
+
+    The guessers win only with a Connection whose clue word IS the secret (docs/rules.md §4):
+    a Connection that reveals the secret's last letter with another word (`stumble` for
+    `stumbled`) does not end the game.
 
     Ruling: when the clue word IS the secret word and the setter also named it, it is not
     a block (the setter cannot block its own word): a guesser who named it makes the
@@ -126,10 +140,7 @@ def score(word: str, setter_guess: str | None, guesses: Mapping[int, str | None]
     if setter_matched and word != secret:
         return Scored(BLOCKED, connectors, True, False)
     if connectors:
-        revealed = next_prefix(secret, prefix)
-        # Ruling: a Connection that reveals the secret's last letter also wins.
-        return Scored(CONNECTION, connectors, setter_matched,
-                      word == secret or revealed == secret)
+        return Scored(CONNECTION, connectors, setter_matched, word == secret)
     return Scored(WRONG, (), setter_matched, False)
 
 

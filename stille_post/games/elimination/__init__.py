@@ -1,4 +1,4 @@
-"""The Elimination Game (seed 001, RULES.md §2): public statements, preference pairing,
+"""The Elimination Game (seed 001, docs/rules.md §2): public statements, preference pairing,
 private chats, anonymous votes with a tie chain, and a jury of the eliminated.
 
 Every seat plays the same role, `player`; a spec is a bot (random, loyal, backstabber,

@@ -1,4 +1,4 @@
-"""The Elimination Game's options (RULES.md §2), validated at the boundary.
+"""The Elimination Game's options (docs/rules.md §2), validated at the boundary.
 
 Field names become CLI flags (`--private-subrounds`, `--limit-policy`, `--jury-tie`, ...),
 so they are named for the command line.

@@ -1,4 +1,4 @@
-"""The Elimination Game engine (RULES.md §2): rounds of public statements, rankings,
+"""The Elimination Game engine (docs/rules.md §2): rounds of public statements, rankings,
 deferred-acceptance pairing, private chats, votes with the tie chain, then the final and
 the jury.
 
@@ -252,7 +252,7 @@ class EliminationEngine(Engine[EliminationConfig]):
         self._eliminate(loser, "vote", counts.get(loser, 0), how)
 
     async def _tie(self, tied: list[int]) -> tuple[int, str]:
-        """RULES.md §2's chain: statements, one re-vote by the non-tied among the tied, then
+        """docs/rules.md §2's chain: statements, one re-vote by the non-tied among the tied, then
         cumulative votes received, then the rng. Returns the loser and the deciding step."""
         rv = R.revoters(self.active, tied)
         self._set_moment(tied=tuple(tied))
@@ -360,6 +360,8 @@ class EliminationEngine(Engine[EliminationConfig]):
         return "still in when the game stopped"
 
     def header_extra(self) -> dict[str, Any]:
+        # The rules' section, now docs/rules.md §2. The label is kept as every recorded
+        # transcript has it, so the recorded games (real models among them) still replay.
         return {"rules": "RULES.md §2"}
 
 

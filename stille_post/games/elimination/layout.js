@@ -1,4 +1,4 @@
-/* The Elimination Game layout (RULES.md §2): the public subround, the pairing drawn as
+/* The Elimination Game layout (docs/rules.md §2): the public subround, the pairing drawn as
  * who chats with whom, the private chats (viewer.js shows them only in the pair's
  * perspectives and the omniscient one), the votes with their tally, the tie chain, the
  * final and the jury, and a seat list at each round start and at the end (eliminations,

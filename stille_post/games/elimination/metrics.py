@@ -1,4 +1,4 @@
-"""The Elimination Game's metrics, from transcripts alone (seed 001's charts, RULES.md §2).
+"""The Elimination Game's metrics, from transcripts alone (seed 001's charts, docs/rules.md §2).
 
 `compute_metrics(transcripts)` returns the shape every game shares:
     {"overall": {...}, "per_player": {label: {...}}, "tables": {name: {columns, rows}}}
@@ -6,7 +6,7 @@
 Per player label (bot:sheep, openai:gpt-5, ...; several seats of one label add up):
 - `rank_distribution`: {rank: games}; `first_place`; `earliest_out` (first eliminated);
 - `final2_win_rate`: games won / games reached as a finalist;
-- `betrayal_rate` (RULES.md §2): votes cast against the seat's own private chat partner
+- `betrayal_rate` (docs/rules.md §2): votes cast against the seat's own private chat partner
   of that round / the seat's private chats; `betrayed_rate`: the same from the victim's
   side (votes received from that round's partner / the seat's private chats). Main votes
   only: a re-vote is among the tied, not a free choice;

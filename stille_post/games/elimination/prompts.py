@@ -1,13 +1,13 @@
 """Every word of the Elimination Game that a model reads: the system prompt, the Game
 Master's lines, the two tools, and the rendering of a seat's view into a ChatRequest.
 
-Framing (RULES.md §1 "Conversation framing", held for every game):
+Framing (docs/rules.md §1 "Conversation framing", held for every game):
 - other players and the Game Master are user turns: "[Player X]: ", "[Player X]
   (private): " for the partner in a private chat, "[GAME MASTER]: ", and
   "[GAME MASTER → you]: " for lines meant for this seat alone;
 - the seat's own statements and private messages are its assistant turns; its own
   rankings and votes are shown as short assistant notes ("(my vote: Player 3)") and never
-  with its reason: vote reasons reach no prompt at all (RULES.md §2 "Visibility");
+  with its reason: vote reasons reach no prompt at all (docs/rules.md §2 "Visibility");
 - the system prompt holds only what never changes during a game (the rules, the seat,
   the limits); the round, the subround and who is still in go into the newest user turn,
   so a seat's requests share a growing, cacheable prefix;

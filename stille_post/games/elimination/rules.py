@@ -1,4 +1,4 @@
-"""The Elimination Game's rules as pure functions (RULES.md §2).
+"""The Elimination Game's rules as pure functions (docs/rules.md §2).
 
 Nothing here asks a player, reads the clock or emits an event: the engine (game.py) calls
 these with what the players answered and the injected rng, and the spec scenarios and
@@ -101,7 +101,7 @@ class Ranking:
 
 def complete_ranking(seat: int, given: Sequence[Any], active: Sequence[int],
                      rng: Rng) -> Ranking:
-    """RULES.md §2: seats missing from a ranking are appended in rng order; duplicates and
+    """docs/rules.md §2: seats missing from a ranking are appended in rng order; duplicates and
     unknown seats are dropped. `given` may hold anything a model wrote ("P3", 3.0, "x")."""
     others = set(active) - {seat}
     kept: list[int] = []
@@ -147,7 +147,7 @@ class Pairing:
 
 
 def pair(rankings: Mapping[int, Sequence[int]], entry_order: Sequence[int]) -> Pairing:
-    """Deferred acceptance exactly as RULES.md §2 describes it.
+    """Deferred acceptance exactly as docs/rules.md §2 describes it.
 
     - Seats enter in `entry_order` (an rng permutation); each proposes down its own list.
     - A receiver holds at most one proposer and swaps to a newcomer it ranks higher; the
@@ -215,7 +215,7 @@ class Ballot:
 
 def judge_vote(voter: int, target: int | None, stage: VoteStage,
                allowed: Sequence[int]) -> Ballot:
-    """Whether one vote counts (RULES.md §2: self-votes and unknown targets are invalid)."""
+    """Whether one vote counts (docs/rules.md §2: self-votes and unknown targets are invalid)."""
     if target is None:
         return Ballot(voter, None, False, NO_ANSWER)
     if target == voter and stage == "vote":
@@ -240,7 +240,7 @@ def count(ballots: Iterable[Ballot]) -> dict[int, int]:
 
 def top(counts: Mapping[int, int], candidates: Sequence[int]) -> list[int]:
     """The seats with the most counted votes. With no counted vote at all, every
-    candidate is tied (RULES.md §2 is silent; ruling: a vote nobody cast is a tie of all)."""
+    candidate is tied (docs/rules.md §2 is silent; ruling: a vote nobody cast is a tie of all)."""
     best = leaders(counts)
     return best if best else sorted(candidates)
 
@@ -266,7 +266,7 @@ class TieStep:
 
 
 def revoters(active: Sequence[int], tied: Sequence[int]) -> list[int]:
-    """RULES.md §2: the non-tied active seats re-vote, once, among the tied."""
+    """docs/rules.md §2: the non-tied active seats re-vote, once, among the tied."""
     return [s for s in sorted(active) if s not in tied]
 
 
@@ -310,7 +310,7 @@ def finish_chain(tied: Sequence[int], cumulative: Mapping[int, int] | None,
 
 def ranks(eliminated: Sequence[int], remaining: Sequence[int],
           winner: int | None = None) -> dict[int, int]:
-    """RULES.md §2: ranks follow reverse elimination order; the jury's loser (eliminated
+    """docs/rules.md §2: ranks follow reverse elimination order; the jury's loser (eliminated
     last) is 2nd. A game that stopped early (aborted) ranks every remaining seat tied
     first, then the eliminated, the most recent first."""
     out: dict[int, int] = {}

@@ -199,6 +199,13 @@ class SetupContext:
             from stille_post.players.script_seat import script_player
 
             return script_player(spec, self.definition.prompts)
+        if self.llm_factory is None and spec.offline:  # Inspect's mock: no --online
+            from stille_post.players.llm import LLMPlayer
+            from stille_post.providers import create_provider
+
+            assert spec.provider is not None and spec.model is not None
+            return LLMPlayer(create_provider(spec.provider, spec.model),
+                             self.definition.prompts, name=spec.raw)
         if self.llm_factory is None:
             whose = f"{agent.raw}): its model {spec.raw}" if agent else f"{spec.raw})"
             raise UsageError(f"seat {seat} ({whose} is an LLM seat: add --online to play "
@@ -210,8 +217,11 @@ class SetupContext:
         return {i: self.player(i, s, setup) for i, s in enumerate(specs, start=1)}
 
     def table(self, players: Mapping[int, Player]) -> Table:
-        """The table these players sit at, for the game's engine (`GameDefinition.table`)."""
-        return self.definition.table(self.config, players, self.rng)
+        """The table these players sit at, for the game's engine (`GameDefinition.table`).
+        With a person at this terminal, the seats that take time say when they think."""
+        from stille_post.players.humans import announce_turns
+
+        return self.definition.table(self.config, announce_turns(players), self.rng)
 
 
 def resolve(ref: str) -> Any:

@@ -8,7 +8,7 @@ the roster joins that game's identity list (the header lists it under `roster_ad
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from stille_post.core.errors import ConfigError
 from stille_post.games.kit import (
@@ -27,7 +27,7 @@ from stille_post.games.stille_post.bots import BOTS
 from stille_post.games.stille_post.config import StillePostConfig
 from stille_post.games.stille_post.game import GAME_NAME, StillePostGame
 from stille_post.games.stille_post.prompts import PROMPTS, repair_text
-from stille_post.games.stille_post.roster import Roster, RosterModel, roster_of
+from stille_post.games.stille_post.roster import Provider, Roster, RosterModel, roster_of
 from stille_post.players.base import Player
 from stille_post.players.specs import SeatSpec
 
@@ -79,11 +79,17 @@ def llm_identities(
         # re-plays a game from it).
         if seat in pins and not (pins[seat] == spec.model and roster.find(spec.model) is None):
             continue
-        match = next((m for m in roster if spec.model in (m.id, m.api_model)), None)
+        name, kind = spec.model, spec.provider
+        if kind == "inspect":  # inspect:openai/gpt-5-mini is the roster's gpt-5-mini
+            kind, _, name = spec.model.rpartition("/")
+            kind = kind.partition("/")[0]
+        match = next((m for m in roster if name in (m.id, m.api_model)), None)
         if match is None:
-            # Off-roster models are unknown quantities: filed as efficient, under their kind.
-            match = RosterModel(id=spec.model, provider=spec.provider,
-                                tier="efficient")
+            # Off-roster models are unknown quantities: filed as efficient, under their kind
+            # (an Inspect provider we do not know is filed as openai-compatible).
+            match = RosterModel(id=spec.model, tier="efficient",
+                                provider=kind if kind in get_args(Provider)
+                                else "openai-compatible")
             added.append(match)
         pins[seat] = match.id
     if len(set(pins.values())) != len(pins):

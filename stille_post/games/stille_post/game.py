@@ -157,7 +157,7 @@ class StillePostGame(Engine[StillePostConfig]):
                                     tools=P.TOOLS)
 
     def _settle(self, seat: int, answer: Answer[Any]) -> None:
-        """A failed ask is a forfeit; K in a row remove the seat (RULES.md §1)."""
+        """A failed ask is a forfeit; K in a row remove the seat (docs/rules.md §1)."""
         if answer.failure is None:
             self.forfeit_streak[seat] = 0
             return

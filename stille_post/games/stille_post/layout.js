@@ -1,4 +1,4 @@
-/* The Stille Post layout (RULES.md §1): messages in seat colours, Game Master notices,
+/* The Stille Post layout (docs/rules.md §1): messages in seat colours, Game Master notices,
  * tool calls and results, hints, identity-guess phases, eliminations and wins.
  * Registers a factory that viewer.js calls with its building blocks (`kit`); like the
  * rest of the viewer it inserts transcript text only through textContent.

@@ -1,7 +1,7 @@
 """Every word of Stille Post that a model reads: the system prompt, the Game Master's
 notices, the tool schemas, and the rendering of a seat's view into a ChatRequest.
 
-Rendering rules (RULES.md §1, "Conversation framing"):
+Rendering rules (docs/rules.md §1, "Conversation framing"):
 - other players and the Game Master are *user* turns, one line each, prefixed
   "[Player X]: " or "[GAME MASTER]: ";
 - the seat's own messages and tool calls are *assistant* turns, each tool call followed

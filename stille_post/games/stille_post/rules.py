@@ -1,4 +1,4 @@
-"""Stille Post rules as small pure functions (RULES.md §1).
+"""Stille Post rules as small pure functions (docs/rules.md §1).
 
 Nothing here does I/O or keeps state; randomness comes in as an `Rng` argument. The engine
 (game.py) strings these together; the spec scenarios pin their behaviour.

@@ -411,10 +411,21 @@
         (hints[ev.data.seat] = hints[ev.data.seat] || []).push(str(ev.data.kind) + ": " + str(ev.data.value));
       }
     });
-    // At the last step the result line is public knowledge: its winners win.
+    // At the last step the result line is public knowledge: its winners win, and each
+    // card says how its seat ended (the game's own phrase: "setter, won", "eliminated
+    // (roulette)", "guesser"), as the final table does, never "in the game".
     const summary = data.result && data.result.summary;
-    if (shown.length === events.length && summary && Array.isArray(summary.winners)) {
+    const atEnd = shown.length === events.length && Boolean(data.result);
+    if (atEnd && summary && Array.isArray(summary.winners)) {
       summary.winners.forEach((s) => { won[s] = true; gone[s] = false; status[s] = status[s] || "won"; });
+    }
+    const ended = {};
+    const place = {};
+    if (atEnd) {
+      (data.placements || []).forEach((p) => {
+        if (p.outcome) ended[p.seat] = p.outcome;
+        place[p.seat] = "place " + p.place;
+      });
     }
     const own = typeof layout.seats === "function" ? layout.seats(shown, context()) || {} : {};
     document.querySelectorAll(".seat-card").forEach((card) => {
@@ -422,7 +433,9 @@
       const mine = own[seat] || {};
       const isWon = mine.won !== undefined ? Boolean(mine.won) : Boolean(won[seat]);
       const isGone = mine.gone !== undefined ? Boolean(mine.gone) : Boolean(gone[seat]);
-      card.querySelector(".seat-status").textContent = mine.status || status[seat] || "in the game";
+      const still = mine.status === "in the game" ? "" : mine.status;
+      card.querySelector(".seat-status").textContent =
+        still || ended[seat] || status[seat] || place[seat] || "in the game";
       card.classList.toggle("won", isWon);
       card.classList.toggle("gone", isGone && !isWon);
       card.classList.toggle("me", state.perspective === seat);
@@ -460,7 +473,6 @@
       if (typeof placements.scrollIntoView === "function") placements.scrollIntoView({ block: "nearest" });
     } else if (!atEnd && placements.isConnected) {
       placements.remove();
-  placements.hidden = false; // hidden in the page only for readers without JavaScript
     }
     $("first").disabled = $("prev").disabled = state.cursor <= 0;
     $("next").disabled = $("last").disabled = state.cursor >= last;
@@ -535,7 +547,9 @@
     state.perspective = known ? h.perspective : null;
     $("perspective").value = state.perspective === null ? "all" : String(state.perspective);
     rebuild();
-    state.cursor = h.seq === null ? 0 : indexAtOrBefore(events, h.seq);
+    // A page opened without a step shows the whole game (the last step), not its first
+    // line; the controls step back from there.
+    state.cursor = h.seq === null ? events.length - 1 : indexAtOrBefore(events, h.seq);
     update();
   }
 
