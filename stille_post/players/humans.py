@@ -9,9 +9,10 @@ People play only inside `stille-post play`, which makes a `HumanHost` current fo
 game (`hosting`). A seat spec `human`/`web` anywhere else (a tournament, a script) is
 refused in one line before any game starts.
 
-Ctrl-C (or closing the input) while a person is asked ends the game as `aborted` with its
-reason; the engine then writes the closing events and the result line as for any abort,
-so the transcript stays valid.
+Ctrl-C, SIGTERM or SIGHUP (caught by `play`, cli/play.py) while a person is asked, or
+closing the input, ends the game as `aborted` with its reason (`HumanHost.interrupt`); the
+engine then writes the closing events and the result line as for any abort, so the
+transcript stays valid.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import signal
 import sys
 import threading
 import time
@@ -92,7 +92,11 @@ class HumanPlayer:
 # --- the terminal -------------------------------------------------------------------------
 
 
-_INTERRUPT = object()
+@dataclass(frozen=True)
+class _Left:
+    reason: str  # why the person left: "interrupted (Ctrl-C)", the terminal closed, ...
+
+
 _CLOSED = object()
 
 
@@ -101,14 +105,14 @@ class TerminalSeat:
 
     Lines are read by a daemon thread (so that simultaneous decisions of other seats
     keep running while a person types, and an unanswered read never holds the process
-    at exit); Ctrl-C is caught by the event loop while a person is asked."""
+    at exit); a signal while the person is asked reaches the seat through `leave`."""
 
     def __init__(self, out: TextIO | None = None, inp: TextIO | None = None,
                  vocabulary: Mapping[str, EventStyle] | None = None) -> None:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.lines: asyncio.Queue[Any] | None = None
-        self.interrupted = False
+        self.waiting = False  # a prompt is on the screen, waiting for a line
         self._reader: threading.Thread | None = None
         self.vocabulary = dict(vocabulary or {})
         self.seats: list[int] = []  # the seats this terminal answers for
@@ -165,11 +169,20 @@ class TerminalSeat:
         if due:
             self.announced.update(due)
             names = " and ".join(f"Player {s}" for s in due)
-            self.say(f"(waiting for {names}…)")
+            with contextlib.suppress(HumanLeft):  # the terminal is gone: nobody to tell
+                self.say(f"(waiting for {names}…)")
 
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        """A write to a terminal that is gone (its window closed: EIO) is the person
+        leaving, not a bug of the game."""
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError:
+            raise HumanLeft("the terminal was closed") from None
 
     def _start(self) -> asyncio.Queue[Any]:
         if self.lines is not None:
@@ -177,14 +190,6 @@ class TerminalSeat:
         loop = asyncio.get_running_loop()
         lines: asyncio.Queue[Any] = asyncio.Queue()
         self.lines = lines
-
-        def interrupt() -> None:
-            self.interrupted = True
-            lines.put_nowait(_INTERRUPT)
-
-        # Outside the main thread (tests) Ctrl-C stays the default.
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, interrupt)
 
         def read() -> None:
             while True:
@@ -201,16 +206,26 @@ class TerminalSeat:
         self._reader.start()
         return lines
 
+    def leave(self, reason: str) -> bool:
+        """The person leaves (a signal): the question on the screen ends the game with
+        `reason`. False when nobody is being asked here."""
+        if not self.waiting or self.lines is None:
+            return False
+        self.lines.put_nowait(_Left(reason))
+        return True
+
     async def line(self, prompt: str) -> str:
         lines = self._start()
-        if self.interrupted:
-            raise HumanLeft("Ctrl-C")
-        self.out.write(prompt)
-        self.out.flush()
-        got = await lines.get()
-        if got is _INTERRUPT:
-            self.say()
-            raise HumanLeft("Ctrl-C")
+        self._write(prompt)
+        self.waiting = True
+        try:
+            got = await lines.get()
+        finally:
+            self.waiting = False
+        if isinstance(got, _Left):
+            with contextlib.suppress(HumanLeft):  # a closed terminal
+                self.say()
+            raise HumanLeft(got.reason)
         if got is _CLOSED:
             raise HumanLeft("the input was closed")
         return str(got)
@@ -338,13 +353,24 @@ class HumanHost:
             self.web = WebSeats(port=self.port, vocabulary=self.vocabulary)
         return self.web.seat(seat)
 
-    async def start_web(self) -> str:
-        """Serve the web seats' page now (before the game), and return its URL."""
+    async def start_web(self, announce: Callable[[int, str], None] | None = None) -> str:
+        """Serve the web seats' pages now (before the game); `announce(seat, url)` is told
+        each seat's own URL as the seat is made. Returns the server's address."""
         if self.web is None:
             from stille_post.players.web import WebSeats
 
             self.web = WebSeats(port=self.port, vocabulary=self.vocabulary)
+        self.web.announce = announce
         return await self.web.start()
+
+    def interrupt(self, reason: str) -> bool:
+        """A signal (cli/play.py): every person being asked leaves with `reason`, so the
+        game ends through the engine (closing events, placements). False when nobody is
+        being asked: the caller stops the game itself."""
+        left = self.terminal.leave(reason) if self.terminal is not None else False
+        if self.web is not None:
+            left = self.web.leave(HumanLeft(reason)) or left
+        return left
 
     def observe(self, event: Event) -> None:
         """Every event of the game, as it happens: the web page shows each seat the ones
@@ -365,7 +391,8 @@ class HumanHost:
 
     async def aclose(self) -> None:
         if self.terminal is not None:
-            self.terminal.show_the_end()
+            with contextlib.suppress(HumanLeft):  # the terminal is gone: nobody to show
+                self.terminal.show_the_end()
         if self.web is not None:
             await self.web.aclose()
 

@@ -190,9 +190,11 @@ def test_ctrl_c_ends_the_game_as_aborted_with_a_valid_transcript(tmp_path: Path)
                    "--out", str(out)], lambda text, s: None)
     assert session.status == 1, session.output[-2000:]
     assert "Traceback" not in session.output
-    assert re.search(r"game aborted: Player 1 \(human\) left the game: Ctrl-C", session.output)
+    assert re.search(r"game aborted: Player 1 \(human\) left the game: interrupted \(Ctrl-C\)",
+                     session.output)
     header, events, result = _events(out)
-    assert result["status"] == "aborted" and "Ctrl-C" in result["reason"]
+    assert result["status"] == "aborted"
+    assert result["reason"] == "Player 1 (human) left the game: interrupted (Ctrl-C)"
     assert header["seats"]["1"]["player"] == "human"
     assert events and all("seq" in e for e in events)
 
