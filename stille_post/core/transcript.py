@@ -43,7 +43,9 @@ from stille_post.core.usage import Usage
 
 # 2: the result's `summary` is the typed OutcomeSummary (winners, eliminated, valid,
 # turns, notes, details); version 1 summaries were one flat, game-specific mapping.
-FORMAT_VERSION = 2
+# 3: every ask of a seat ends in a log-only `decision` event (games/kit/table.py) with
+# the seat's replies; version 2 transcripts have none. Both are read.
+FORMAT_VERSION = 3
 
 # Write the buffered lines when this many are waiting, or when the oldest is this old.
 BATCH_LINES = 256
@@ -265,6 +267,9 @@ class Transcript:
     events: list[Event] = field(default_factory=list)
     result: dict[str, Any] | None = None
     torn_lines: int = 0
+    # The event lines as written (no newline), one per event: kept only when asked
+    # (`load(keep_lines=True)`), for a reader that compares lines byte for byte.
+    event_lines: list[str] | None = None
 
     @property
     def summary(self) -> OutcomeSummary:
@@ -300,13 +305,14 @@ class Transcript:
         return visible_to(self.events, seat)
 
     @classmethod
-    def load(cls, path: Path | str) -> Transcript:
+    def load(cls, path: Path | str, *, keep_lines: bool = False) -> Transcript:
         """Read a transcript. Only the *last* line may be torn (a crash mid-write: the
         game is incomplete, not unreadable). A line that is not JSON, not an object, or
         not valid UTF-8 anywhere else is garbage in the middle of the record, and raises
         `TranscriptError` naming the file and the line number."""
         header: dict[str, Any] | None = None
         events: list[Event] = []
+        lines: list[str] | None = [] if keep_lines else None
         result: dict[str, Any] | None = None
         torn = 0
         garbage: tuple[int, str] | None = None  # the first bad line, if any
@@ -336,13 +342,16 @@ class Transcript:
                 except (KeyError, TypeError, ValueError) as exc:
                     raise TranscriptError(f"{path}:{lineno}: malformed event ({exc!r})") \
                         from None
+                if lines is not None:
+                    lines.append(line.rstrip("\r\n"))
             elif kind == "result":
                 result = obj
         if garbage is not None:
             torn += 1  # the last line, cut by a crash
         if header is None:
             raise TranscriptError(f"{path}: no header line; not a stille_post transcript")
-        return cls(header=header, events=events, result=result, torn_lines=torn)
+        return cls(header=header, events=events, result=result, torn_lines=torn,
+                   event_lines=lines)
 
 
 class TranscriptError(ValueError):

@@ -266,7 +266,7 @@ class TerminalSeat:
         if form.message == "none":
             return ""
         if form.seat_answer:
-            self.say("Choose a player: " + ", ".join(f"{s}" for s in form.seats))
+            self.say("Choose a player: " + _seat_list(form))
             prompt = "player number> "
         else:
             notes = [f"at most {form.word_limit} words"] if form.word_limit else []
@@ -313,7 +313,7 @@ class TerminalSeat:
         for arg in choice.arguments:
             hint = arg.description
             if arg.kind in ("seat", "seats"):
-                players = ", ".join(str(s) for s in form.seats)
+                players = _seat_list(form)
                 hint = f"{hint}; players: {players}" if hint else f"players: {players}"
             if arg.kind == "seats":
                 hint += "; separated by commas"
@@ -325,6 +325,12 @@ class TerminalSeat:
                 except Invalid as exc:
                     self.say(f"not accepted: {exc}. Please answer again.")
         return choice, arguments
+
+
+def _seat_list(form: Form) -> str:
+    """The seats a person may name, their own marked: a vote for yourself is legal in
+    some games, so it is shown, but never by mistake."""
+    return ", ".join(f"{s} (you)" if s == form.seat else str(s) for s in form.seats)
 
 
 # --- the host ---------------------------------------------------------------------------
@@ -382,12 +388,17 @@ class HumanHost:
 
     def watched(self, players: Mapping[int, Player]) -> dict[int, Player]:
         """The game's players, those that take time (models, agents, other people) told
-        to the terminal while they think, so that it can say whom it waits for."""
-        terminal = self.terminal
-        if terminal is None:
-            return dict(players)
-        return {seat: p if is_instant(p) or seat in terminal.seats
-                else _Announced(p, seat, terminal) for seat, p in players.items()}
+        to the terminal and the web pages while they think, so that each can say whom it
+        waits for."""
+        seated: dict[int, Player] = {}
+        for seat, player in players.items():
+            # the person at this terminal is not told about their own turn
+            told: list[TurnWatcher] = [
+                w for w in (self.terminal, self.web)
+                if w is not None and not (w is self.terminal and seat in w.seats)]
+            seated[seat] = player if is_instant(player) or not told \
+                else _Announced(player, seat, told)
+        return seated
 
     async def aclose(self) -> None:
         if self.terminal is not None:
@@ -428,22 +439,32 @@ def announce_turns(players: Mapping[int, Player]) -> Mapping[int, Player]:
     return players if host is None else host.watched(players)
 
 
-class _Announced:
-    """A player that tells the terminal when it starts and stops thinking; otherwise
-    the player itself."""
+class TurnWatcher(Protocol):
+    """A screen that says whom the game waits for (the terminal, the web pages)."""
 
-    def __init__(self, inner: Player, seat: int, terminal: TerminalSeat) -> None:
+    def thinking_started(self, seat: int) -> None: ...
+
+    def thinking_ended(self, seat: int) -> None: ...
+
+
+class _Announced:
+    """A player that tells the people's screens when it starts and stops thinking;
+    otherwise the player itself."""
+
+    def __init__(self, inner: Player, seat: int, watchers: list[TurnWatcher]) -> None:
         self.inner = inner
         self.name = inner.name
         self.seat = seat
-        self.terminal = terminal
+        self.watchers = watchers
 
     async def decide(self, decision: Decision[Any]) -> Action:
-        self.terminal.thinking_started(self.seat)
+        for watcher in self.watchers:
+            watcher.thinking_started(self.seat)
         try:
             return await self.inner.decide(decision)
         finally:
-            self.terminal.thinking_ended(self.seat)
+            for watcher in self.watchers:
+                watcher.thinking_ended(self.seat)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

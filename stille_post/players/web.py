@@ -27,7 +27,7 @@ import json
 import secrets
 import socket
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Protocol
@@ -138,12 +138,15 @@ class WebSeat:
         pending.future.set_result(action)
         return None
 
-    def state(self, over: bool) -> dict[str, Any]:
+    def state(self, over: bool, thinking: Iterable[int] = ()) -> dict[str, Any]:
+        """What the page shows; `thinking` are the seats the game waits for now (this
+        one left out: the page says "your turn" then)."""
         self.watched = True
         self.saw_end = self.saw_end or over
         return {"seat": self.seat, "rules": self.rules, "feed": self.feed,
                 "form": self.pending.form.to_json() if self.pending else None,
-                "answered": self.answered, "over": over}
+                "answered": self.answered, "over": over,
+                "thinking": [] if over else sorted(s for s in thinking if s != self.seat)}
 
 
 class WebSeats:
@@ -155,6 +158,9 @@ class WebSeats:
         self.vocabulary = dict(vocabulary or {})
         self.seats: dict[int, WebSeat] = {}
         self.over = False
+        # The seats that take time (models, agents, people) being asked now: each page
+        # says whom it waits for (HumanHost.watched tells us).
+        self.thinking: set[int] = set()
         self.base = ""  # http://127.0.0.1:PORT once serving
         # Told each seat's URL as soon as both the seat and the server exist (the CLI
         # prints it for the person of that seat).
@@ -169,6 +175,12 @@ class WebSeats:
             if self.base and self.announce is not None:
                 self.announce(seat, self.url_of(seat))
         return state
+
+    def thinking_started(self, seat: int) -> None:
+        self.thinking.add(seat)
+
+    def thinking_ended(self, seat: int) -> None:
+        self.thinking.discard(seat)
 
     def url_of(self, seat: int) -> str:
         return f"{self.base}/t/{self.seats[seat].token}/"
@@ -279,7 +291,7 @@ class WebSeats:
             seat = seat_of(request)
             if seat is None:
                 return Response("not found", 404)
-            return JSONResponse(seat.state(self.over), headers=headers)
+            return JSONResponse(seat.state(self.over, self.thinking), headers=headers)
 
         async def answer(request: Request) -> Response:
             seat = seat_of(request)

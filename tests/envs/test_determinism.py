@@ -1,6 +1,7 @@
 """Determinism and records: an episode with seed S whose actions are the ones a bot would
 take writes the transcript of `stille-post play GAME --seed S` with those bots, timing
-aside; the header says who played (`env` for the caller's seats), nothing else differs.
+aside; the header and the decision records say who played (`env` for the caller's
+seats), nothing else differs.
 And a transcript of an environment game is read by `view` and `report` like any other."""
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def lines(path: Path, relabel: bool = False) -> list[dict[str, Any]]:
             assert row["player"] == "env"
     for row in out[0]["seats"].values():
         row.pop("player")
+    for e in out:  # a decision record names who answered (`model`: env) and its tokens
+        if e.get("type") == "decision":
+            for attempt in e["data"]["attempts"]:
+                attempt.pop("model", None)
+                attempt.pop("usage", None)
     return out
 
 
