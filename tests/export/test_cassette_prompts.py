@@ -32,8 +32,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 # Recorded while Connections told the secret's length, which the rules no longer allow:
 # they no longer replay until recorded again (docs/llm-seats.md), and their transcripts
 # predate decision records. The export says so instead of exporting prompts.
-STALE = {"openai-compatible/qwen/connections", "openai-compatible/qwen-schema/connections",
-         "openai-compatible/qwen-schema/chameleon"}
+STALE = {"openai-compatible/qwen/connections"}
 GAMES = [g for g in cassette_games() if g.name not in STALE]
 # One game per provider kind (its Stille Post game, the quickest to load) runs in the
 # fast suite, and one structured game (its requests carry legal-move schemas); the rest
