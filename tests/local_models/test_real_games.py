@@ -21,18 +21,14 @@ from stille_post.session import play_game
 from tests.providers._helpers import comparable
 
 ROOT = Path(__file__).resolve().parents[2] / "cassettes" / "providers" / "openai-compatible"
-# Connections' recording was made while the game still announced the secret's length,
-# which RULES.md §4 forbids: it no longer replays until the model is recorded again.
-STALE = pytest.mark.xfail(strict=True, reason="recorded with the old Connections prompt that "
-                          "told the secret's length; re-record as PROVENANCE.md says")
-CASES = [(g, f) for f in ("qwen", "qwen-schema") for g in ("stille-post", "elimination",
-                                                           "chameleon")] + [
-    pytest.param("connections", "qwen", marks=STALE), ("connections", "qwen-schema")]
+GAMES = ("stille-post", "elimination", "connections", "chameleon")
+FOLDERS = ("qwen", "qwen-schema")
 RERECORD = ("the {game} cassette of {folder} no longer matches the game's requests (a prompt "
             "changed?): record it again as PROVENANCE.md says")
 
 
-@pytest.mark.parametrize(("game", "folder"), CASES)
+@pytest.mark.parametrize("folder", FOLDERS)
+@pytest.mark.parametrize("game", GAMES)
 def test_a_real_qwen_game_replays_as_recorded(game: str, folder: str, tmp_path: Path) -> None:
     here = ROOT / folder
     setup = json.loads((here / f"{game}.json").read_text(encoding="utf-8"))
