@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,8 @@ def test_connections_words_carry_the_revealed_prefix(mode: str, emu: Emulator,
     for w in words:
         if mode == "schema":
             assert w["pattern"].startswith("^[" + prefixes[0].lower())
+            # bounded by the dictionary's word lengths: the prefix alone is no word
+            assert re.fullmatch(w["pattern"], prefixes[0]) is None
             assert "enum" not in w
         else:
             assert 0 < len(w["enum"]) <= 300

@@ -364,11 +364,33 @@ def render_messages(events: Sequence[Event], seat: int, closing: str) -> list[An
 LEGAL_WORDS = 300
 
 
-def prefix_pattern(prefix: str) -> str:
-    """A word of letters that starts with `prefix`, in either case (the game casefolds)."""
+def prefix_pattern(prefix: str, lengths: tuple[int, int] | None = None) -> str:
+    """A word of letters that starts with `prefix`, in either case (the game casefolds),
+    and, given `lengths` (shortest, longest), of a length a legal word can have.
+
+    The lengths go in the pattern, not in `minLength`/`maxLength`: llama.cpp's grammar
+    reads only the pattern of a string that has one. Without them small models answered
+    the prefix alone ("B", in no dictionary) or a word of a hundred letters, which ran
+    past the output cap and left the call unreadable."""
     head = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() and c.lower() != c.upper()
                    else re.escape(c) for c in prefix)
-    return f"^{head}[A-Za-z]*$"
+    if lengths is None:
+        return f"^{head}[A-Za-z]*$"
+    low = max(0, lengths[0] - len(prefix))
+    high = max(low, lengths[1] - len(prefix))
+    return f"^{head}[A-Za-z]{{{low},{high}}}$"
+
+
+def word_lengths(obs: ConnectionsObservation) -> tuple[int, int] | None:
+    """The shortest and the longest dictionary word with the revealed prefix (None: no
+    dictionary, or no such word)."""
+    if obs.dictionary is None or not obs.prefix:
+        return None
+    words = obs.dictionary.with_prefix(obs.prefix)
+    if not words:
+        return None
+    sizes = [len(w) for w in words]
+    return min(sizes), max(sizes)
 
 
 def legal_words(obs: ConnectionsObservation, cap: int = LEGAL_WORDS) -> list[str]:
@@ -392,7 +414,8 @@ def _word_schema(obs: ConnectionsObservation, narrow: bool) -> dict[str, Any]:
     about = f"one English word, letters only, starting with {obs.prefix.upper()}"
     if narrow and (words := legal_words(obs)):
         return {"type": "string", "enum": words, "description": about}
-    return {"type": "string", "pattern": prefix_pattern(obs.prefix), "description": about}
+    return {"type": "string", "pattern": prefix_pattern(obs.prefix, word_lengths(obs)),
+            "description": about}
 
 
 def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
