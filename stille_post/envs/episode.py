@@ -219,7 +219,12 @@ class _EnvSetup(SetupContext):
         for seat, spec in enumerate(specs, start=1):
             if seat in self.controlled:
                 self.shadows[seat] = spec
-                spec = SeatSpec(raw=self.label, agent=self.label)
+                # An agent's seat for the header (`label`), but naming the bot the CLI
+                # seats there: a game whose set-up depends on its seats' bots (the
+                # Chameleon reads its traits only when `subtle` sits) deals the game the
+                # CLI deals. The seat's player is still the caller's (`player`).
+                spec = SeatSpec(raw=self.label, agent=self.label, bot=spec.bot,
+                                bot_args=spec.bot_args)
             out.append(spec)
         return out
 

@@ -60,12 +60,13 @@ def test_bot_actions_write_the_cli_s_transcript(game: str, tmp_path: Path) -> No
 
 
 def test_opponents_are_seated_as_players_seats_them(tmp_path: Path) -> None:
-    """Seat 2 controlled, the rest named bots: the CLI's `--players` with the same bots."""
+    """Seat 2 controlled (its bot action: the default bot, subtle), the rest named bots:
+    the CLI's `--players` with the same bots."""
     ours = env_game("chameleon", tmp_path / "env", controlled=[2],
                     opponents=["copycat", "heuristic", "heuristic"])
     cli = tmp_path / "cli.jsonl"
     done = run_many([["play", "chameleon", "--seed", str(SEED), "--out", str(cli), "--json",
-                      "--players", "copycat,heuristic,heuristic,heuristic"]],
+                      "--players", "copycat,subtle,heuristic,heuristic"]],
                     cwd=os.getcwd(), env=keyless_env())[0]
     assert done.returncode == 0, done.stderr
     assert lines(ours) == lines(cli)
