@@ -9,7 +9,20 @@ model's, for every game, with no game-specific code here.
 The engine is async and the environments' APIs are not. An `Episode` runs the game as a
 task on the environment's event loop, but only while it is made and inside `answer`:
 the loop runs until a decision is pending or the game is over, then returns. No thread
-is involved.
+is involved. A step costs what the game does, not a turn of the event loop: the
+caller's answer wakes the game's task, and the loop runs the callbacks that are ready
+(`PausedClockLoop.run_ready`) without polling for I/O; only a game that waits for
+something else (an opponent's model, a timer) needs the loop's full run.
+- In the one-at-a-time environments (PettingZoo AEC, Gymnasium, TextArena) a caller's
+  seat is answered as an instant player is (players/base.py `is_instant`): seats asked
+  at the same moment are asked one after another in seat order, as the kit asks bots
+  (kit/table.py `ask_all`), and no deadline is armed for the caller (the game's clock
+  does not run while it thinks anyway). The answers, the events and the transcript are
+  those of `stille-post play`; no seat sees another's answer until all have answered.
+  The parallel environment (`together`) has them pending together instead.
+- A bot's answer (`bot_action`) handed back unchanged is taken as the bot's own
+  `Action`, as the CLI's bot seat hands it to the game; any other action is read and
+  made safe as a model's reply (`completion_of`, `safe_completion`).
 - The loop's clock stands still while the loop is not running (`PausedClockLoop`): the
   time a caller takes between two steps is not the game's, so no answer deadline
   (kit/deadlines.py) fires because of it, neither on the caller's seats nor on an
@@ -28,6 +41,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -132,23 +146,26 @@ class Turn:
     sent, rendered by the game's prompts on first use: a policy that never looks (a bot,
     a random one) never pays for it."""
 
-    __slots__ = ("_render", "_request", "attempt", "decision", "future", "observed", "seat")
+    __slots__ = ("_player", "_request", "attempt", "decision", "future", "observed", "seat",
+                 "suggested")
 
-    def __init__(self, seat: int, decision: Decision[Any],
-                 render: Callable[[], ChatRequest], future: asyncio.Future[Completion],
-                 attempt: int) -> None:
-        self.seat = seat
+    def __init__(self, player: CallerSeat, decision: Decision[Any],
+                 future: asyncio.Future[Completion | Action], attempt: int) -> None:
+        self.seat = player.seat
         self.decision = decision
-        self._render = render
+        self._player = player
         self._request: ChatRequest | None = None
         self.future = future
         self.attempt = attempt  # 0 for a decision's first ask, then 1, 2, ... (re-asks)
         self.observed: Any = None  # the environments' observation of it, once made
+        # The last bot answer `Episode.bot_action` gave for it: (the action handed out,
+        # the bot's own Action).
+        self.suggested: tuple[str | dict[str, Any], Action] | None = None
 
     @property
     def request(self) -> ChatRequest:
         if self._request is None:
-            self._request = self._render()
+            self._request = self._player.request_for(self.decision)
         return self._request
 
 
@@ -163,6 +180,8 @@ class CallerSeat(LLMPlayer):
         super().__init__(_NoProvider(), prompts, name=name)
         self.episode = episode
         self.seat = seat
+        # One at a time (see the module's notes): asked as an instant player is.
+        self.instant = not episode.together
 
     def request_for(self, decision: Decision[Any]) -> ChatRequest:
         """Exactly the request `LLMPlayer.decide` sends for `decision`."""
@@ -177,19 +196,20 @@ class CallerSeat(LLMPlayer):
 
     async def decide(self, decision: Decision[Any]) -> Action:
         episode = self.episode
-        future: asyncio.Future[Completion] = episode.loop().create_future()
+        future: asyncio.Future[Completion | Action] = episode.loop().create_future()
         attempt = 0 if decision.repair is None else episode.attempts[self.seat] + 1
         episode.attempts[self.seat] = attempt
-        episode.park(Turn(self.seat, decision, lambda: self.request_for(decision), future,
-                          attempt))
+        episode.park(Turn(self, decision, future, attempt))
         try:
-            completion = await future
+            reply = await future
         except MalformedReply as exc:
             return Action(text="", tool_calls=(ToolCall(
                 UNREADABLE_REPLY, {}, malformed=f"the reply could not be read: "
                 f"{safe_text(str(exc))}"),))
-        text, calls = safe_completion(completion)
-        return Action(text=text, tool_calls=calls, usage=completion.usage, model=CALLER_MODEL)
+        if isinstance(reply, Action):  # a bot's own answer, handed back unchanged
+            return reply
+        text, calls = safe_completion(reply)
+        return Action(text=text, tool_calls=calls, usage=reply.usage, model=CALLER_MODEL)
 
 
 class _NoProvider:
@@ -373,9 +393,12 @@ class Episode:
     """One game, stepped by the caller. Made by `start`; finished when `done`."""
 
     def __init__(self, spec: EpisodeSpec, seed: int, *, watch: EventSink | None = None,
-                 loop: asyncio.AbstractEventLoop | None = None                 ) -> None:
+                 loop: PausedClockLoop | None = None, together: bool = True) -> None:
         self.spec = spec
         self.seed = seed
+        # Seats asked at the same moment pending together (the parallel API), or asked
+        # one after another (see the module's notes).
+        self.together = together
         self.attempts: dict[int, int] = dict.fromkeys(spec.controlled, 0)
         self.turns: dict[int, Turn] = {}  # pending, by seat
         self.outcome: GameOutcome | None = None
@@ -386,8 +409,7 @@ class Episode:
         # The environment's loop, reused episode after episode (`close_loop` ends it);
         # an episode made without one has a loop of its own, closed with it.
         self._own_loop = loop is None
-        self._loop: asyncio.AbstractEventLoop | None = loop if loop is not None \
-            else PausedClockLoop()
+        self._loop: PausedClockLoop | None = loop if loop is not None else PausedClockLoop()
         self._part: Path | None = None
         self._factory: SeatFactory | None = None  # LLM opponents' providers (online)
         self._context = self._prepare()
@@ -437,23 +459,31 @@ class Episode:
 
     def park(self, turn: Turn) -> None:
         self.turns[turn.seat] = turn
-        if self._loop is not None:
-            self._loop.stop()  # `_run` returns once this round of callbacks is done
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            loop.stop()  # `_run` returns once this round of callbacks is done
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
-        if self._loop is not None:
-            self._loop.stop()
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            loop.stop()
 
     def _run(self) -> None:
-        """Run the game until a decision is pending for the caller or the game is over.
-        The loop stops itself (`park`, `_finished`) after the round of callbacks in which
-        that happened: seats asked at the same moment are all pending by then."""
+        """Run the game until a decision is pending for the caller or the game is over:
+        first the callbacks that are ready (the game's task woken by the answer, and
+        whatever it wakes), then, if the game waits for something else, the loop until a
+        decision is pending. The loop stops itself (`park`, `_finished`) after the round
+        of callbacks in which that happened: seats asked at the same moment are all
+        pending by then."""
         loop = self._loop
         assert loop is not None
-        with outside_running_loop():
-            while not self.turns and not self._task.done():
-                loop.run_forever()
-        if self._task.done() and self.outcome is None:
+        task = self._task
+        loop.run_ready()
+        if not self.turns and not task.done():
+            with outside_running_loop():
+                while not self.turns and not task.done():
+                    loop.run_forever()
+        if task.done() and self.outcome is None:
             exc = self._task.exception() if not self._task.cancelled() else None
             if exc is not None:  # the engine turns its own bugs into aborted games
                 raise exc
@@ -473,12 +503,19 @@ class Episode:
             raise EpisodeError(f"seat {seat} has no decision pending"
                                + (" (the game is over)" if self.done else ""))
         self.steps += 1
-        try:
-            completion = completion_of(action)
-        except MalformedReply as exc:
-            turn.future.set_exception(exc)
+        suggested = turn.suggested
+        if suggested is not None and action is suggested[0] and (
+                isinstance(action, str) or action == action_of(suggested[1])):
+            # The very answer `bot_action` gave (a mapping not changed since): the bot's
+            # own Action, as the CLI's bot seat hands it to the game.
+            turn.future.set_result(suggested[1])
         else:
-            turn.future.set_result(completion)
+            try:
+                completion = completion_of(action)
+            except MalformedReply as exc:
+                turn.future.set_exception(exc)
+            else:
+                turn.future.set_result(completion)
         self._run()
 
     def rewards(self) -> dict[int, float]:
@@ -534,7 +571,9 @@ class Episode:
         else:
             with outside_running_loop():
                 answer = self.loop().run_until_complete(player.decide(turn.decision))
-        return action_of(answer)
+        action = action_of(answer)
+        turn.suggested = (action, answer)
+        return action
 
     # --- closing ---
 
@@ -588,7 +627,8 @@ def _answer_now(coro: Any, name: str) -> Action:
 
 class PausedClockLoop(asyncio.SelectorEventLoop):
     """An event loop whose clock (`time()`, which timers and deadlines read) counts only
-    the time the loop has been running."""
+    the time the loop has been running, and which can run just the callbacks that are
+    ready (`run_ready`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -598,14 +638,49 @@ class PausedClockLoop(asyncio.SelectorEventLoop):
     def time(self) -> float:
         return time.monotonic() - self._paused
 
-    def run_forever(self) -> None:
+    def _resume_clock(self) -> None:
         if self._stopped_at is not None:
             self._paused += time.monotonic() - self._stopped_at
             self._stopped_at = None
+
+    def run_forever(self) -> None:
+        self._resume_clock()
         try:
             super().run_forever()
         finally:
             self._stopped_at = time.monotonic()
+
+    def run_ready(self) -> None:
+        """Run the callbacks that are ready, and those they make ready, until none is,
+        as `run_forever` would run them, but without polling for I/O between them and
+        without the start and stop of a run (the running-loop mark, the async-generator
+        hooks): an environment's step wakes the game's task, which runs to the caller's
+        next decision. A step of a bot game does nothing else, so this is all it needs;
+        I/O and timers wait for the next `run_forever`. Nothing is run while a timer is
+        due (`run_forever` runs it first, in its order)."""
+        ready = self._ready  # type: ignore[attr-defined]
+        if not ready:
+            return
+        scheduled = self._scheduled  # type: ignore[attr-defined]
+        if scheduled and scheduled[0].when() <= self.time():
+            return
+        if self.is_closed():
+            raise RuntimeError("Event loop is closed")
+        outer = asyncio._get_running_loop()  # a notebook's loop, set aside meanwhile
+        hooks = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+                               finalizer=self._asyncgen_finalizer_hook)  # type: ignore[attr-defined]
+        asyncio._set_running_loop(self)
+        self._resume_clock()
+        try:
+            while ready:
+                handle = ready.popleft()
+                if not handle.cancelled():
+                    handle._run()
+        finally:
+            self._stopped_at = time.monotonic()
+            asyncio._set_running_loop(outer)
+            sys.set_asyncgen_hooks(*hooks)
 
 
 __all__ = [
