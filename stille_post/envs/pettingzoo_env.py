@@ -114,7 +114,9 @@ class StillePostAEC(AECEnv):
         # Closing on collection must not hold the environment: the finalizer holds only
         # the episodes (which never point back here).
         weakref.finalize(self, _Episodes.close, self._episodes)
-        self._observations: dict[str, dict[str, Any]] = {}
+        self._observations: dict[str, dict[str, Any]] = {}  # made when first observed
+        self._views: dict[int, SeatView] = {}
+        self._skip_agent_selection: str | None = None  # PettingZoo's, for the dead's steps
         self.agents: list[str] = []
 
     @property
@@ -137,8 +139,8 @@ class StillePostAEC(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._observations = {a: dict(IDLE, seat=self.seats[a]) for a in self.agents}
-        self._views = {seat: SeatView() for seat in self.seats.values()}
+        self._observations = {}
+        self._views = {}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._sync(episode)
@@ -156,12 +158,11 @@ class StillePostAEC(AECEnv):
             self.agent_selection = self.agents[0]
             return
         names, infos = self._agents_by_seat, self.infos
-        pending = episode.pending()
-        for seat in pending:
-            turn = episode.turns[seat]
+        turns = episode.turns
+        for seat, turn in turns.items():
             infos[names[seat]] = {"decision": turn.decision, "seat": seat,
                                   "kind": turn.decision.kind, "attempt": turn.attempt}
-        self.agent_selection = names[pending[0]]
+        self.agent_selection = names[min(turns)]
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The request of the agent's pending decision (made when first observed); an
@@ -170,8 +171,9 @@ class StillePostAEC(AECEnv):
         seat = self.seats[agent]
         turn = episode.turns.get(seat) if episode is not None else None
         if turn is not None:
-            self._observations[agent] = observation(turn, self._views[seat])
-        return self._observations[agent]
+            view = self._views.get(seat) or self._views.setdefault(seat, SeatView())
+            self._observations[agent] = observation(turn, view)
+        return self._observations.get(agent) or dict(IDLE, seat=seat)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -193,6 +195,31 @@ class StillePostAEC(AECEnv):
             self._accumulate_rewards()
         else:
             self._sync(episode)
+
+    def _was_dead_step(self, action: Any) -> None:
+        """PettingZoo's own (`AECEnv._was_dead_step`), for the one way our agents die:
+        all at once, when the game ends. Its list of the dead, remade for each of them,
+        is then the agents left, in order."""
+        episode = self._episodes.episode
+        if episode is None or not episode.done:
+            super()._was_dead_step(action)
+            return
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent], self.truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        self.agents.remove(agent)
+        if self.agents:
+            if getattr(self, "_skip_agent_selection", None) is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = self.agents[0]
+        else:
+            skipped = getattr(self, "_skip_agent_selection", None)
+            if skipped is not None:
+                self.agent_selection = skipped
+            self._skip_agent_selection = None
+        self._clear_rewards()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.episode is None:
@@ -300,9 +327,13 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     checked and raised is PettingZoo's own."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """`AECEnv.last`, read from the environment."""
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
-        return self.env.last(observe)
+        env = self.env
+        agent = env.agent_selection
+        return (env.observe(agent) if observe else None, env._cumulative_rewards[agent],
+                env.terminations[agent], env.truncations[agent], env.infos[agent])
 
     def step(self, action: Any) -> None:
         env = self.env
