@@ -75,7 +75,10 @@ def bench(session: nox.Session) -> None:
     session.install(PEER)
     # Every benchmark in one go: the memory benchmark at 1k and 10k games (its default,
     # up to a million games, needs ~15 GB of disk and ~20 minutes; run it alone for that).
-    env = {"BENCH_MEMORY_SIZES": os.environ.get("BENCH_MEMORY_SIZES", "1000,10000")}
+    env = {"BENCH_MEMORY_SIZES": os.environ.get("BENCH_MEMORY_SIZES", "1000,10000"),
+           # the data export at 1k and 10k games (100k, its default, plays ~1.7 GB of
+           # games first and takes 10-25 minutes: run it alone for that)
+           "BENCH_EXPORT_SIZES": os.environ.get("BENCH_EXPORT_SIZES", "1000,10000")}
     session.run("python", "-m", "benchmarks", *session.posargs, env=env)
 
 

@@ -6,13 +6,14 @@ either way writes the same transcript.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from stille_post.core.events import Event, EventSink
-from stille_post.core.outcome import GameOutcome
+from stille_post.core.outcome import GameOutcome, OutcomeSummary
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import TranscriptWriter
 from stille_post.games import get_game
@@ -69,21 +70,31 @@ async def play_game(
     preset: str | None = None,
     llm_factory: LLMFactory | None = None,
     watch: EventSink | None = None,
+    stream: bool = False,
+    stopped: Callable[[], str | None] | None = None,
 ) -> GameRun:
+    """`stream`: write every line as it happens to a new file (`out` must not exist), as
+    `play` does for a game nobody will replay. `stopped`: why the caller cancelled the
+    game (a signal), or None; a game cancelled with a reason ends as aborted with it
+    (closing events, placements, the usage so far) and returns, while any other
+    cancellation is passed on after the transcript is closed as aborted."""
     game = get_game(game_name)
     prepared = prepare(game, seed=seed, rng=make_rng(seed), players=players,
                        options=options or {}, roles=roles, preset=preset,
                        llm_factory=llm_factory)
-    return await play_prepared(prepared, seed=seed, out=out, watch=watch)
+    return await play_prepared(prepared, seed=seed, out=out, watch=watch, stream=stream,
+                               stopped=stopped)
 
 
 async def play_prepared(prepared: PreparedGame, *, seed: int, out: Path,
-                        watch: EventSink | None = None) -> GameRun:
+                        watch: EventSink | None = None, stream: bool = False,
+                        stopped: Callable[[], str | None] | None = None) -> GameRun:
     """Play a prepared game and write its transcript: the part of `play_game` after set-up,
-    shared with the environments (stille_post/envs/), which seat players of their own."""
+    shared with the environments (stille_post/envs/), which seat players of their own.
+    `stream` and `stopped` as for `play_game`."""
     game = prepared.definition
     seats = prepared.seats_json()
-    with TranscriptWriter(out) as writer:
+    with TranscriptWriter(out, buffered=not stream, exclusive=stream) as writer:
         writer.header(game=game.name, config=prepared.config_json(), seed=seed, seats=seats,
                       extra=prepared.header_extra())
 
@@ -92,7 +103,16 @@ async def play_prepared(prepared: PreparedGame, *, seed: int, out: Path,
             if watch is not None:
                 watch(event)
 
-        outcome: GameOutcome = await prepared.play(sink)
+        try:
+            outcome: GameOutcome = await prepared.play(sink)
+        except asyncio.CancelledError:
+            reason = stopped() if stopped is not None else None
+            if reason is None:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # handled here: the game ends, the caller goes on
+            outcome = _cut(prepared.engine, reason)
         usage = usage_json(seats, outcome.usage)
         writer.result(
             status=outcome.status,
@@ -103,6 +123,19 @@ async def play_prepared(prepared: PreparedGame, *, seed: int, out: Path,
             adherence=outcome.adherence,
         )
     return GameRun(game.name, seed, out, seats, outcome, usage)
+
+
+def _cut(engine: Any, reason: str) -> GameOutcome:
+    """The outcome of a game stopped from outside (a signal): `aborted` with `reason`, the
+    game's own closing events and placements (an engine's `finish` runs after a stop at
+    any point of its rules: kit/engine.py), and what the seats spent until then."""
+    try:
+        placements, summary = engine.finish("aborted", reason)
+    except Exception:  # the record matters more than the reveal: end it bare
+        placements, summary = {}, OutcomeSummary()
+    table = engine.table
+    return GameOutcome("aborted", reason, placements, summary, dict(table.usage),
+                       table.adherence.to_json(table.log.events))
 
 
 def usage_json(seats: Mapping[str, Mapping[str, Any]], usage: Mapping[int, Usage]

@@ -2,7 +2,7 @@
 
 Layers, lowest first (docs/architecture.md):
 
-    core < providers < players < games < session, tournament, viewer < importers < cli
+    core < providers < players < games < session, tournament, viewer < importers, export < cli
          < api, envs, inspect_tasks
 
 A module may import its own layer and any lower one. An import that points up makes the
@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "games": 3,
     "session": 4, "tournament": 4, "viewer": 4,
     "importers": 5,
+    "export": 5,  # games as data: re-plays games (games) and reads results folders
     "cli": 6,
     "configfiles": 6,  # the CLI's config files: they name games, players and tournaments
     # The public Python API and the environments: top layers, which nothing below imports

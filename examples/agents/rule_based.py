@@ -17,6 +17,7 @@ from stille_post.players.agents import AgentContext
 from stille_post.providers.base import ChatRequest, Completion, Tool, ToolCall, Usage
 
 _PLAYER = re.compile(r"\bPlayer (\d+)\b")
+_CARD = re.compile(r"The card: ([a-z' ,-]+)\.")
 
 
 class Agent:
@@ -34,6 +35,9 @@ class Agent:
                     for name, schema in tool.parameters.get("properties", {}).items()}
             return _reply("", [ToolCall(tool.name, args, id="call_0")])
         last = request.messages[-1].content.lower() if request.messages else ""
+        card = _CARD.search(text)
+        if "card word" in last and card:  # the Chameleon's guess at the secret word
+            return _reply(card.group(1).split(",")[0].strip())
         if "vote" in last or "which player" in last:
             return _reply(str(target))
         return _reply("pass")

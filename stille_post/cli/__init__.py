@@ -49,7 +49,7 @@ def _root(
 
 # One module per command group; each module owns its options and help text.
 _COMMAND_MODULES = ("play", "tournament", "report", "view", "games", "importer",
-                    "local_models")
+                    "local_models", "export")
 
 for _name in _COMMAND_MODULES:
     import_module(f"stille_post.cli.{_name}").register(app)

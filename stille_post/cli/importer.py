@@ -63,7 +63,7 @@ def _command(game_name: str, fmt_name: str) -> Callable[..., None]:
 def _import(game_name: str, fmt_name: str, paths: list[Path], out: Path, *, strict: bool,
             as_json: bool) -> None:
     from stille_post.games import get_game
-    from stille_post.importers.logs import import_logs, summary_lines
+    from stille_post.importers.logs import import_logs, not_logs_text, summary_lines
     from stille_post.importers.reader import log_files
 
     fmt = get_game(game_name).importer(fmt_name)
@@ -79,7 +79,7 @@ def _import(game_name: str, fmt_name: str, paths: list[Path], out: Path, *, stri
     err = Console(stderr=True)
     bar = Progress(TextColumn("importing"), BarColumn(), DownloadColumn(),
                    TextColumn("{task.fields[games]} games"), TimeRemainingColumn(),
-                   console=err, disable=as_json, transient=True)
+                   console=err, disable=as_json or not err.is_terminal, transient=True)
     with bar:
         task = bar.add_task("import", total=total, games=0)
         # A folder of another kind raises ConfigError, a UsageError: exit 2.
@@ -87,10 +87,22 @@ def _import(game_name: str, fmt_name: str, paths: list[Path], out: Path, *, stri
             game_name, fmt, paths, out, strict=strict,
             progress=lambda n: bar.advance(task, n),
             on_game=lambda s: bar.update(task, games=s.imported + s.already))
+    game = get_game(game_name)
+    if stats.not_logs and not stats.read:
+        # Nothing was a log (binary, UTF-16, empty, other JSON): bad input, and nothing
+        # was written.
+        raise UsageError(printable(f"not {game.title} logs: "
+                                   + not_logs_text(stats.not_logs)))
+    named = [i for i in stats.not_logs if i["named"]]
     if as_json:
         typer.echo(json.dumps({"out": str(out), **stats.to_json()}))
-        return
-    for line in summary_lines(stats):
-        err.print(line, markup=False, highlight=False)
-    err.print(printable(f"results folder: {out} (stille-post report {out})"), markup=False,
-              highlight=False)
+    else:
+        for line in summary_lines(stats):
+            err.print(line, markup=False, highlight=False)
+        err.print(printable(f"results folder: {out} (stille-post report {out})"),
+                  markup=False, highlight=False)
+    if named:
+        # A file named on the command line that is not a log is a bad argument, even when
+        # the others were imported (a folder's stray .jsonl files are only warned of).
+        raise UsageError(printable(f"{len(named)} of the files given are not {game.title} "
+                                   f"logs: {not_logs_text(named)}"))

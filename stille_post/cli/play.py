@@ -7,6 +7,7 @@ GAME the flagship is played with the common options.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from pathlib import Path
@@ -25,9 +26,12 @@ from stille_post.cli.gameopts import (
 from stille_post.cli.render import LiveRenderer
 from stille_post.cli.warnings import llm_seat_warnings
 from stille_post.core.errors import UsageError
+from stille_post.core.stopping import INTERRUPTED, STOP_REASONS, detach_output, is_hangup
+from stille_post.core.transcript import Transcript, TranscriptError, publish
 from stille_post.games import DEFAULT_GAME, all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
 from stille_post.games.kit.setup import parse_assignments, parse_set_value
+from stille_post.players.agents import isolating_agents
 from stille_post.session import GameRun, play_game
 
 COMMON = [
@@ -59,20 +63,26 @@ COMMON = [
     option("port", int | None, None, "--port",
            help="with a `web` seat: serve its page on 127.0.0.1:PORT (0 or omitted: any "
                 "free port; the URL is printed)"),
+    option("isolate_agents", bool, False, "--isolate-agents",
+           help="run each agent seat (agent:, python:) in a process of its own, without the "
+                "game's memory, the API keys or the run's files (docs/agents.md)"),
     option("as_json", bool, False, "--json", help="print only a JSON summary"),
     option("quiet", bool, False, "--quiet", help="do not render the conversation"),
 ]
 
 
 def unique_path(path: Path) -> Path:
-    """Never overwrite a recorded game: add -2, -3, ... to the name."""
-    if not path.exists():
-        return path
-    for i in range(2, 10_000):
-        candidate = path.with_name(f"{path.stem}-{i}{path.suffix}")
-        if not candidate.exists():
+    """Never overwrite a recorded game: add -2, -3, ... to the name. A name whose `.part`
+    exists is taken too (a game still being played, or one a `kill -9` cut off)."""
+    for candidate in [path, *(path.with_name(f"{path.stem}-{i}{path.suffix}")
+                              for i in range(2, 10_000))]:
+        if not candidate.exists() and not _part(candidate).exists():
             return candidate
     raise UsageError(f"too many transcripts named like {path}")
+
+
+def _part(path: Path) -> Path:
+    return path.with_name(path.name + ".part")
 
 
 def game_options(flags: dict[str, Any], sets: list[str] | None) -> dict[str, Any]:
@@ -97,8 +107,13 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
 
     players = split_specs(common.get("players"))
     people = _people(players, roles, options, definition, common.get("port"))
+    isolate = bool(common.get("isolate_agents"))
+    if isolate:
+        _warn_without_walls()
     host = HumanHost(port=common.get("port"), vocabulary=definition.events)
 
+    stop = _Stop(host)
+    placed: list[Path] = []
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
                      replay=common.get("replay"), models=common.get("models"),
                      seats=[*(players or []), *roles.values()]) as llm_factory:
@@ -111,23 +126,36 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
             watch = _Watch(console, definition, f"[bold]{definition.title}[/] seed [bold]{seed}[/]")
 
         async def play_and_close() -> GameRun:
+            stop.install(asyncio.get_running_loop(), asyncio.current_task())
             try:
                 if "web" in people:
-                    url = await host.start_web()
-                    typer.echo(f"web seat: open {url}", err=True)
+                    await host.start_web(announce=lambda seat, url: typer.echo(
+                        f"web seat: open {url} (Player {seat})", err=True))
+                # Written line by line to PATH.part, moved to PATH when the game ends.
                 return await play_game(
-                    definition.name, seed=seed, out=path,
+                    definition.name, seed=seed, out=_part(path),
                     players=players, options=options, roles=roles,
-                    preset=common.get("preset"), llm_factory=llm_factory, watch=watch)
+                    preset=common.get("preset"), llm_factory=llm_factory, watch=watch,
+                    stream=True, stopped=stop.why)
             finally:
+                # First, and with no await before it: a second signal cannot cut it.
+                placed.extend(_place(path))
                 # The seats' HTTP connections close on the loop that opened them, before
                 # asyncio.run closes it.
                 await host.aclose()
                 if llm_factory is not None:
                     await llm_factory.aclose()
 
-        with hosting(host):
-            run = asyncio.run(play_and_close())
+        try:
+            with hosting(host), isolating_agents(isolate):
+                run = asyncio.run(play_and_close())
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # A second signal cut the closing of the page server or of the connections:
+            # the game itself was already recorded, with its reason.
+            where = f"; transcript: {placed[0]}" if placed else ""
+            typer.echo(f"game aborted: {stop.reason or INTERRUPTED}{where}", err=True)
+            raise typer.Exit(1) from None
+    run.transcript = placed[0] if placed else run.transcript
     # A game in which an LLM seat never got a usable answer "completes" on forfeits alone:
     # say so, in the summary too.
     warnings = llm_seat_warnings(llm_factory.providers if llm_factory is not None else [])
@@ -151,6 +179,66 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         raise typer.Exit(1)
     if warnings and common.get("strict"):
         raise typer.Exit(1)
+
+
+class _Stop:
+    """Ctrl-C, SIGTERM and SIGHUP during a game (closing the terminal window is how
+    people leave). The first ends the game as aborted with the signal's reason, in a valid
+    transcript: through the person being asked, if one is (the engine closes the game as
+    for any abort), or else by cancelling the game, which `play_game` closes the same way
+    (`stopped`). A second signal cancels whatever is still running (the page server's
+    goodbye, closing connections); the game is on disk by then.
+
+    SIGHUP points this process's output at /dev/null first: the terminal is gone, and a
+    write to it would fail."""
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+        self.reason: str | None = None
+
+    def why(self) -> str | None:
+        return self.reason
+
+    def install(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any] | None) -> None:
+        for signum in STOP_REASONS:
+            # Only the main thread can (an embedding caller keeps its own handling).
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._signal, signum, task)
+
+    def _signal(self, signum: int, task: asyncio.Task[Any] | None) -> None:
+        first = self.reason is None
+        if first:
+            self.reason = STOP_REASONS[signum]
+            if is_hangup(signum):
+                detach_output()
+            if self.host.interrupt(self.reason):
+                return
+        if task is not None:
+            task.cancel()
+
+
+def _place(path: Path) -> list[Path]:
+    """Move the finished `PATH.part` to PATH (or the next free name: never replacing a
+    file). A `.part` without its result line (the disk failed under it) stays as it is:
+    its moves are kept, and nothing reads it as a finished game."""
+    part = _part(path)
+    try:
+        if not Transcript.load(part).complete:
+            return [part]
+    except FileNotFoundError:
+        return []
+    except (OSError, TranscriptError):
+        return [part]
+    return [publish(part, path)]
+
+
+def _warn_without_walls() -> None:
+    from stille_post.players import sandbox
+
+    if not sandbox.available():
+        typer.echo("warning: this kernel has no Landlock: isolated agents run without the "
+                   "game's memory and keys, but can read what your user can read "
+                   "(docs/agents.md)", err=True)
 
 
 def _people(players: list[str] | None, roles: dict[str, str], options: dict[str, Any],

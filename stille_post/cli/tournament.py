@@ -13,6 +13,7 @@ import inspect
 import json
 import os
 import secrets
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,11 +26,18 @@ from stille_post.cli.tables import Column, print_table
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.games import all_games, get_game
 from stille_post.games.kit.definition import GameDefinition
+from stille_post.players.agents import isolating_agents
 from stille_post.providers.inflight import caps_set as in_flight_caps_set
 from stille_post.tournament.caps import Caps, caps_of, check_caps
 from stille_post.tournament.config import CONFIG_FILE
 from stille_post.tournament.results import aggregate, check_folder, load_results, merge
-from stille_post.tournament.runner import RunStats, run_tournament, validate
+from stille_post.tournament.runner import (
+    RunInterrupted,
+    RunStats,
+    resume_command_for,
+    run_tournament,
+    validate,
+)
 from stille_post.tournament.settings import Layer, TournamentSettings, flags, resolve
 from stille_post.tournament.spend import SPEND_COLUMNS, folder_spend, spend_table_rows
 
@@ -74,7 +82,8 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
                      keep_providers=False, models=settings.models,
                      max_in_flight=settings.max_in_flight,
                      seats=[*(settings.players or ()), *(settings.pool or ()),
-                            *(settings.roles or {}).values()]) as llm_factory:
+                            *(settings.roles or {}).values()]) as llm_factory, \
+            isolating_agents(settings.isolate_agents):
         config = settings.config()
         if config.has_masked_seats():  # read back from tournament.json (issue 27, M2)
             raise UsageError(f"{folder}/tournament.json keeps seat URLs without their "
@@ -89,14 +98,31 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
             Console(stderr=True).print(
                 f"[bold]{config.game}[/] tournament: {config.games} games from seed "
                 f"[bold]{config.seed}[/]{shard} -> {folder}")
-        stats = asyncio.run(run_tournament(
-            config, folder, resume=bool(cli.get("resume")), concurrency=settings.concurrency,
-            limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
-            durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
-            workers=workers_for(settings, llm_factory is not None, caps,
-                             replay=cli.get("replay") is not None), caps=caps,
-            run_settings=settings.run_settings()))
+        try:
+            stats = asyncio.run(run_tournament(
+                config, folder, resume=bool(cli.get("resume")),
+                concurrency=settings.concurrency,
+                limits=settings.limits(), llm_factory=llm_factory, progress=not as_json,
+                durable=settings.fsync, retry_aborted=bool(cli.get("retry_aborted")),
+                workers=workers_for(settings, llm_factory is not None, caps,
+                                 replay=cli.get("replay") is not None), caps=caps,
+                run_settings=settings.run_settings(), stop_on_signals=True,
+                resume_command=_resume_command(folder, cli)))
+        except RunInterrupted as stopped:  # Ctrl-C: one line, saved games and the resume
+            typer.echo(stopped.line, err=True)
+            raise typer.Exit(stopped.exit_code) from None
     _print_summary(folder, stats, as_json)
+
+
+def _resume_command(folder: Path, cli: dict[str, Any]) -> str:
+    """What continues this run: the folder keeps the settings; how the seats reach their
+    models (`--online`, `--replay`) is said again."""
+    command = resume_command_for(folder)
+    if cli.get("online"):
+        command += " --online"
+    if cli.get("replay") is not None:
+        command += f" --replay {shlex.quote(str(cli['replay']))}"
+    return command
 
 
 def _print_estimate(settings: TournamentSettings, as_json: bool) -> None:

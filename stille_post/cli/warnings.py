@@ -27,7 +27,12 @@ def llm_seat_warnings(providers: Iterable[Any]) -> list[str]:
         if stats is None or stats.calls == 0 or stats.usable > 0:
             continue
         why = f"; last failure: {stats.last_failure}" if stats.last_failure else ""
+        # What the calls came to: a server that answered with replies that could not be
+        # read is not a model that could not be reached (issue 36, item 13).
+        kinds = [f"{n} {what}" for n, what in ((stats.malformed, "unreadable replies"),
+                                               (stats.failed, "failed calls")) if n]
+        got = f"; {', '.join(kinds)}" if kinds else ""
         # The label is the seat spec as typed: its URL may carry a password or a key.
         out.append(safe_text(f"{stats.label} never got a valid answer in {stats.calls} "
-                             f"calls (every turn of that seat was forfeited){why}")[:500])
+                             f"calls (every turn of that seat was forfeited{got}){why}")[:500])
     return out

@@ -13,12 +13,18 @@ file is closed. A crash or `kill -9` loses at most the buffered events of an unf
 game, which was going to be replayed anyway; Ctrl-C or an exception still writes them,
 followed by an `aborted` result.
 
+A game of `stille-post play` is nobody's replay: it is written line by line
+(`buffered=False`) to a `.part` file that is never truncated (`exclusive=True`), and
+`publish` moves it to its name when it ends, without ever replacing a file. A person's
+hour-long game then survives even a `kill -9` as its `.part` file, every move in it.
+
 Wall-clock data lives only under the `timing` key of the header and the result, so
 `canonical_text` can drop it and two runs of one seed compare byte for byte.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -32,10 +38,14 @@ from typing import Any
 from stille_post import __version__
 from stille_post.core.events import Event, visible_to
 from stille_post.core.outcome import OutcomeSummary
+from stille_post.core.stopping import INTERRUPTED
+from stille_post.core.usage import Usage
 
 # 2: the result's `summary` is the typed OutcomeSummary (winners, eliminated, valid,
 # turns, notes, details); version 1 summaries were one flat, game-specific mapping.
-FORMAT_VERSION = 2
+# 3: every ask of a seat ends in a log-only `decision` event (games/kit/table.py) with
+# the seat's replies; version 2 transcripts have none. Both are read.
+FORMAT_VERSION = 3
 
 # Write the buffered lines when this many are waiting, or when the oldest is this old.
 BATCH_LINES = 256
@@ -73,14 +83,19 @@ class TranscriptWriter:
     without a result (an exception, Ctrl-C) still writes the buffered events and closes
     the file with an `aborted` line."""
 
-    def __init__(self, path: Path | str, *, fsync: bool | None = None) -> None:
+    def __init__(self, path: Path | str, *, fsync: bool | None = None, buffered: bool = True,
+                 exclusive: bool = False) -> None:
+        """`buffered=False` writes every line as it comes (one system call each);
+        `exclusive=True` refuses a path that exists (FileExistsError) instead of
+        truncating it."""
         self.path = Path(path)
-        self._fd: int | None = _create(self.path)
+        self._fd: int | None = _create(self.path, exclusive=exclusive)
         self._finished = False
         self._t0 = time.monotonic()
         self.fsync = FSYNC_RESULTS.get() if fsync is None else fsync
         self._buffer: list[str] = []
         self._buffered_since = 0.0
+        self._batch_lines = BATCH_LINES if buffered else 1
 
     def _write(self, obj: Mapping[str, Any]) -> None:
         if self._fd is None:
@@ -89,7 +104,8 @@ class TranscriptWriter:
         if not buffer:
             self._buffered_since = time.monotonic()
         buffer.append(_ENCODE(obj))
-        if len(buffer) >= BATCH_LINES or time.monotonic() - self._buffered_since >= BATCH_SECONDS:
+        if len(buffer) >= self._batch_lines \
+                or time.monotonic() - self._buffered_since >= BATCH_SECONDS:
             self._drain()
 
     def _drain(self) -> None:
@@ -177,11 +193,49 @@ class TranscriptWriter:
         tb: TracebackType | None,
     ) -> None:
         if not self._finished and self._fd is not None:
-            why = "interrupted" if exc_type is KeyboardInterrupt else (
-                f"{exc_type.__name__}: {exc}" if exc_type else "closed without a result"
-            )
-            self.result(status="aborted", reason=why)
+            self.result(status="aborted", reason=abort_reason(exc))
         self.close()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the result line was written."""
+        return self._finished
+
+
+def abort_reason(exc: BaseException | None) -> str:
+    """The result's reason for a game cut off by `exc`. A cancellation is an interruption
+    (Ctrl-C, a signal, a run that stops), never the bare `CancelledError: ` it prints as;
+    its message, when the canceller gave one, says which."""
+    if exc is None:
+        return "closed without a result"
+    if isinstance(exc, KeyboardInterrupt):
+        return INTERRUPTED
+    if isinstance(exc, asyncio.CancelledError):
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+        return said or "interrupted"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def publish(part: Path, final: Path) -> Path:
+    """Move a finished `.part` transcript to `final`, or, when a file of that name
+    appeared meanwhile, to the first free `final-2`, `final-3`, ...: a recorded game is
+    never replaced. Returns where it went. (A hard link fails on an existing name, where
+    a rename would replace it; a file system without hard links gets a checked rename.)"""
+    candidates = [final, *(final.with_name(f"{final.stem}-{i}{final.suffix}")
+                           for i in range(2, 10_000))]
+    for target in candidates:
+        try:
+            os.link(part, target)
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links here (some network and FAT file systems)
+            if target.exists():
+                continue
+            os.replace(part, target)
+            return target
+        part.unlink()
+        return target
+    raise FileExistsError(f"too many transcripts named like {final}")
 
 
 # Created write-only, truncated, not inherited by child processes; binary, so a line ends
@@ -190,17 +244,18 @@ _CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC"
                  | getattr(os, "O_BINARY", 0))
 
 
-def _create(path: Path) -> int:
+def _create(path: Path, *, exclusive: bool = False) -> int:
     """Open a new transcript as a raw file descriptor. A buffered text file cost four
     more system calls per transcript (fstat, an isatty ioctl, two lseeks) and the writer
     buffers lines itself; the folder is created only when the open finds it missing,
     instead of a mkdir and a stat before every game (a tournament writes thousands of
     transcripts into one folder)."""
+    flags = _CREATE_FLAGS & ~os.O_TRUNC | os.O_EXCL if exclusive else _CREATE_FLAGS
     try:
-        return os.open(path, _CREATE_FLAGS, 0o666)
+        return os.open(path, flags, 0o666)
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, _CREATE_FLAGS, 0o666)
+        return os.open(path, flags, 0o666)
 
 
 @dataclass
@@ -212,6 +267,9 @@ class Transcript:
     events: list[Event] = field(default_factory=list)
     result: dict[str, Any] | None = None
     torn_lines: int = 0
+    # The event lines as written (no newline), one per event: kept only when asked
+    # (`load(keep_lines=True)`), for a reader that compares lines byte for byte.
+    event_lines: list[str] | None = None
 
     @property
     def summary(self) -> OutcomeSummary:
@@ -230,18 +288,31 @@ class Transcript:
     def seats(self) -> dict[int, dict[str, Any]]:
         return {int(k): v for k, v in self.header.get("seats", {}).items()}
 
+    def usage_row(self, seat: int) -> dict[str, Any]:
+        """The result line's usage row of `seat`, as recorded (`cost_usd` included), or
+        an empty row when the line or the row is missing or not a mapping: a transcript
+        is untrusted input, and a row of the wrong shape must read as absent."""
+        usage = (self.result or {}).get("usage")
+        row = usage.get(str(seat)) if isinstance(usage, Mapping) else None
+        return dict(row) if isinstance(row, Mapping) else {}
+
+    def usage(self, seat: int) -> Usage:
+        """`seat`'s tokens, read within bounds (`Usage.from_json`)."""
+        return Usage.from_json(self.usage_row(seat))
+
     def view(self, seat: int) -> list[Event]:
         """Exactly what `seat` was shown during the game (same rule as the engine)."""
         return visible_to(self.events, seat)
 
     @classmethod
-    def load(cls, path: Path | str) -> Transcript:
+    def load(cls, path: Path | str, *, keep_lines: bool = False) -> Transcript:
         """Read a transcript. Only the *last* line may be torn (a crash mid-write: the
         game is incomplete, not unreadable). A line that is not JSON, not an object, or
         not valid UTF-8 anywhere else is garbage in the middle of the record, and raises
         `TranscriptError` naming the file and the line number."""
         header: dict[str, Any] | None = None
         events: list[Event] = []
+        lines: list[str] | None = [] if keep_lines else None
         result: dict[str, Any] | None = None
         torn = 0
         garbage: tuple[int, str] | None = None  # the first bad line, if any
@@ -271,13 +342,16 @@ class Transcript:
                 except (KeyError, TypeError, ValueError) as exc:
                     raise TranscriptError(f"{path}:{lineno}: malformed event ({exc!r})") \
                         from None
+                if lines is not None:
+                    lines.append(line.rstrip("\r\n"))
             elif kind == "result":
                 result = obj
         if garbage is not None:
             torn += 1  # the last line, cut by a crash
         if header is None:
             raise TranscriptError(f"{path}: no header line; not a stille_post transcript")
-        return cls(header=header, events=events, result=result, torn_lines=torn)
+        return cls(header=header, events=events, result=result, torn_lines=torn,
+                   event_lines=lines)
 
 
 class TranscriptError(ValueError):

@@ -27,7 +27,14 @@ from typing import Any
 from stille_post.core.errors import ConfigError
 from stille_post.core.text import printable
 from stille_post.games.kit.importing import ConvertError, ImportedGame, LogFormat
-from stille_post.importers.reader import GameLines, Progress, Stray, log_files, read_games
+from stille_post.importers.reader import (
+    GameLines,
+    NotALog,
+    Progress,
+    Stray,
+    log_files,
+    read_games,
+)
 from stille_post.tournament.config import CONFIG_FILE, TournamentConfig, imported_index
 from stille_post.tournament.index import GameIndex, IndexRow
 from stille_post.tournament.results import GAMES_DIR, ensure_index, is_complete
@@ -62,6 +69,9 @@ class ImportStats:
     skipped: Counter[str] = field(default_factory=Counter)
     skips: list[dict[str, str]] = field(default_factory=list)  # one per skipped game
     stray_lines: Counter[str] = field(default_factory=Counter)  # damaged, of no game
+    # Files with no line of any game: {"file", "why", "named"} ("named": given on the
+    # command line itself, not found in a folder given there).
+    not_logs: list[dict[str, Any]] = field(default_factory=list)
     warnings: Counter[str] = field(default_factory=Counter)
     unknown_types: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -75,15 +85,15 @@ class ImportStats:
                 "already_imported": self.already, "skipped": sum(self.skipped.values()),
                 "skipped_by_reason": dict(sorted(self.skipped.items())),
                 "skips": self.skips, "stray_lines": dict(sorted(self.stray_lines.items())),
+                "not_logs": self.not_logs,
                 "warnings": dict(sorted(self.warnings.items())),
                 "unknown_line_types": dict(sorted(self.unknown_types.items())),
                 "seconds": round(self.seconds, 3)}
 
 
-def open_folder(out: Path, game: str, fmt: LogFormat) -> tuple[TournamentConfig, set[str]]:
-    """The folder's config (created if new) and the ids of the games already imported:
-    those whose complete transcript is on disk (the truth; a listed game whose
-    transcript is gone is imported again)."""
+def check_folder(out: Path, game: str, fmt: LogFormat) -> TournamentConfig:
+    """The folder's config, or a new one (nothing is written): refuses a file, and a
+    folder of another tournament or another import."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder")
     if (out / CONFIG_FILE).exists():
@@ -91,9 +101,15 @@ def open_folder(out: Path, game: str, fmt: LogFormat) -> tuple[TournamentConfig,
         if config.source != fmt.source or config.game != game:
             raise ConfigError(f"{out} holds a {config.game} tournament, not an import of "
                               f"{fmt.description}; choose another --out")
-    else:
-        config = TournamentConfig(game=game, games=0, seed=0, source=fmt.source,
-                                  imported=())
+        return config
+    return TournamentConfig(game=game, games=0, seed=0, source=fmt.source, imported=())
+
+
+def open_folder(out: Path, game: str, fmt: LogFormat) -> tuple[TournamentConfig, set[str]]:
+    """The folder's config (created if new) and the ids of the games already imported:
+    those whose complete transcript is on disk (the truth; a listed game whose
+    transcript is gone is imported again)."""
+    config = check_folder(out, game, fmt)
     games = out / GAMES_DIR
     games.mkdir(parents=True, exist_ok=True)
     for part in games.glob("*.part"):
@@ -123,18 +139,25 @@ def import_logs(game: str, fmt: LogFormat, paths: Sequence[Path], out: Path, *,
     stats = ImportStats()
     files = log_files(paths)
     stats.files = len(files)
-    config, done = open_folder(out, game, fmt)
+    named = {p.resolve() for p in paths if p.is_file()}
+    # The folder is made when the first game is read, so that files which hold no game
+    # at all (not logs) leave nothing behind; its checks come first, before any reading.
+    check_folder(out, game, fmt)
+    opened: tuple[TournamentConfig, set[str]] | None = None
+    done: set[str] = set()
     seen: set[str] = set()  # original ids handed on in this run (duplicates after that)
     batch: list[IndexRow] = []
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
     def flush() -> None:
-        nonlocal config
-        if not batch:
+        nonlocal opened
+        if not batch or opened is None:
             return
+        config = opened[0]
         # The ids first: a row whose id is not in the plan would be an orphan.
         config = config.with_imported(done | set(config.imported or ()))
         config.save(out)
+        opened = config, done
         with GameIndex.open(out) as index:
             have = index.ids()
             index.add_many([r for r in batch if r.id not in have])
@@ -145,6 +168,13 @@ def import_logs(game: str, fmt: LogFormat, paths: Sequence[Path], out: Path, *,
             if isinstance(item, Stray):
                 stats.stray_lines[item.reason] += 1
                 continue
+            if isinstance(item, NotALog):
+                stats.not_logs.append({"file": item.path, "why": item.why,
+                                       "named": Path(item.path).resolve() in named})
+                continue
+            if opened is None:
+                opened = open_folder(out, game, fmt)
+                done = opened[1]
             stats.read += 1
             row = _one(fmt, item, out, done, seen, stats, strict=strict, stamp=stamp)
             if row is not None:
@@ -218,6 +248,13 @@ def _one(fmt: LogFormat, game: GameLines, out: Path, done: set[str], seen: set[s
     return index_row(tid, converted)
 
 
+def not_logs_text(items: Sequence[dict[str, Any]], limit: int = 5) -> str:
+    """"a.jsonl (empty), b.jsonl (not UTF-8 text ...)", the first `limit` of them."""
+    text = ", ".join(f"{i['file']} ({i['why']})" for i in items[:limit])
+    more = len(items) - limit
+    return text + (f" and {more} more" if more > 0 else "")
+
+
 def summary_lines(stats: ImportStats) -> list[str]:
     """The human summary: games read, imported, skipped with reasons; each line safe to
     print (`printable`)."""
@@ -234,6 +271,9 @@ def summary_lines(stats: ImportStats) -> list[str]:
             out.append(f"  ... and {len(stats.skips) - 10} more (--json lists them all)")
     for reason, n in sorted(stats.stray_lines.items()):
         out.append(f"{n} lines of no game ignored: {reason}")
+    if stats.not_logs:
+        out.append(f"warning: {len(stats.not_logs)} files hold no game, not logs: "
+                   + not_logs_text(stats.not_logs))
     for what, n in sorted(stats.warnings.items()):
         out.append(f"warning: {n} {what}")
     for t, n in sorted(stats.unknown_types.items()):

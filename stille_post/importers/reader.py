@@ -18,11 +18,15 @@ reason.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from stille_post.core.errors import UsageError
 
 # The game id of a line too damaged to parse, if its text still shows it.
 _GAME_ID_TEXT = re.compile(rb'"game_id"\s*:\s*"?([^",}\s]+)')
@@ -49,19 +53,41 @@ class Stray:
     where: str
 
 
+@dataclass
+class NotALog:
+    """A file none of whose lines belongs to a game: empty, binary, UTF-16, other JSON.
+    Its damaged lines are not counted as stray lines: the file is named instead."""
+
+    path: str
+    why: str
+
+
 Progress = Callable[[int], None]  # bytes read since the last call
 PROGRESS_EVERY = 1 << 20  # report every MiB: a callback per line would cost more than it shows
 
 
+# Folders below a folder given to `import`, at most: published logs sit one or two deep.
+MAX_FOLDER_DEPTH = 64
+# The longest line read whole; a longer one is skipped in chunks as a damaged line, so a
+# file of one endless line (or no newline at all) never fills the memory.
+MAX_LINE_BYTES = 16 << 20
+
+
 def log_files(paths: Sequence[Path]) -> list[Path]:
-    """The files to read: each file as given, each folder's *.jsonl files (recursively),
-    in sorted order so that a run is reproducible."""
+    """The files to read: each file as given, each folder's *.jsonl files (recursively,
+    at most `MAX_FOLDER_DEPTH` folders deep), in sorted order so that a run is
+    reproducible. A path that is neither a regular file nor a folder (a device such as
+    /dev/zero, a pipe, a socket) is refused in one line (`UsageError`): reading it could
+    take forever."""
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
-            out.extend(sorted(x for x in p.rglob("*.jsonl") if x.is_file()))
-        else:
+            out.extend(_jsonl_under(p))
+        elif p.is_file():
             out.append(p)
+        else:
+            raise UsageError(f"{p}: not a regular file or a folder (a device, a pipe or a "
+                             "socket); give log files or folders of them")
     seen: set[Path] = set()
     unique = []
     for p in out:
@@ -70,6 +96,34 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
             seen.add(key)
             unique.append(p)
     return unique
+
+
+def _jsonl_under(root: Path) -> list[Path]:
+    """`sorted(x for x in root.rglob("*.jsonl") if x.is_file())`, without recursion (a
+    folder 1,200 deep exhausted Python's stack in rglob) and at most `MAX_FOLDER_DEPTH`
+    deep. As rglob, it does not follow links to folders and skips unreadable ones."""
+    found: list[Path] = []
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if depth >= MAX_FOLDER_DEPTH:
+                        raise UsageError(f"{root}: folders nested more than "
+                                         f"{MAX_FOLDER_DEPTH} deep; give a folder nearer "
+                                         "to the logs")
+                    stack.append((Path(entry.path), depth + 1))
+                elif entry.name.endswith(".jsonl") and entry.is_file():
+                    found.append(Path(entry.path))
+            except OSError:
+                continue
+    return sorted(found)
 
 
 LONE_SURROGATE = "lone surrogate in text"
@@ -119,16 +173,50 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return obj, None
 
 
+def _lines(fh: Any) -> Iterator[tuple[bytes, int]]:
+    """(line, its length in bytes) of a binary file, each line at most `MAX_LINE_BYTES`
+    long: a longer one comes as its first `MAX_LINE_BYTES` bytes (not a whole line, so
+    it reads as damaged), its length the whole line's, the rest skipped in chunks."""
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        size = len(raw)
+        if size > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while True:
+                chunk = fh.readline(MAX_LINE_BYTES)
+                size += len(chunk)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+            raw = raw[:MAX_LINE_BYTES]
+        yield raw, size
+
+
+def _not_a_log_reason(strays: Counter[str], lines: int) -> str:
+    if not lines:
+        return "empty"
+    if strays.get("non-UTF-8 bytes"):
+        return "not UTF-8 text: binary, or UTF-16"
+    if strays.get("line without a game_id or type"):
+        return "no line has a game_id and a type"
+    return "no line is a game's (" + ", ".join(sorted(strays)) + ")"
+
+
 def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress | None = None
-               ) -> Iterator[GameLines | Stray]:
+               ) -> Iterator[GameLines | Stray | NotALog]:
     """Games in the order their closing line (of type `closing_type`) is read; then every
     game never closed (no closing line, or its last line cut off), in the order first
-    seen."""
+    seen. A file with no line of any game is one `NotALog` (after its games, if any, so
+    never: its damaged lines are held back until a game's line shows it is a log)."""
     open_games: dict[str, GameLines] = {}
     for fi, path in enumerate(files):
         where_file = str(path)
         current: str | None = None  # the game of the last readable line in this file
         touched: set[str] = set()
+        held: list[Stray] = []  # this file's stray lines while it may not be a log at all
+        held_reasons: Counter[str] = Counter()
+        is_log = False
+        lines = 0
         try:
             fh = path.open("rb")
         except OSError as exc:
@@ -136,14 +224,20 @@ def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress |
             continue
         with fh:
             offset = reported = 0
-            for lineno, raw in enumerate(fh, start=1):
-                start, offset = offset, offset + len(raw)
+            for lineno, (raw, size) in enumerate(_lines(fh), start=1):
+                start, offset = offset, offset + size
                 if progress is not None and offset - reported >= PROGRESS_EVERY:
                     progress(offset - reported)
                     reported = offset
                 if not raw.strip():
                     continue
-                obj, problem = _parse(raw)
+                lines += 1
+                obj: dict[str, Any] | None
+                problem: str | None
+                if size > len(raw):
+                    obj, problem = None, f"line longer than {MAX_LINE_BYTES >> 20} MiB"
+                else:
+                    obj, problem = _parse(raw)
                 where = f"{where_file}:{lineno}"
                 if obj is None:
                     assert problem is not None
@@ -152,8 +246,16 @@ def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress |
                     m = _GAME_ID_TEXT.search(raw)
                     gid = m.group(1).decode("utf-8", "replace") if m else current
                     if gid is None:
-                        yield Stray(problem, where)
+                        if is_log:
+                            yield Stray(problem, where)
+                        else:
+                            held_reasons[problem] += 1
+                            if len(held) < MAX_HELD_STRAYS:
+                                held.append(Stray(problem, where))
                         continue
+                    if not is_log:
+                        is_log = True
+                        yield from _release(held, held_reasons)
                     game = open_games.get(gid)
                     if game is None:
                         game = open_games[gid] = GameLines(gid)
@@ -164,6 +266,9 @@ def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress |
                     touched.add(gid)
                     current = gid
                     continue
+                if not is_log:
+                    is_log = True
+                    yield from _release(held, held_reasons)
                 gid = str(obj["game_id"])
                 current = gid
                 game = open_games.get(gid)
@@ -182,12 +287,29 @@ def read_games(files: Sequence[Path], *, closing_type: str, progress: Progress |
                     yield game
             if progress is not None and offset > reported:
                 progress(offset - reported)
+        if not is_log:
+            yield NotALog(where_file, _not_a_log_reason(held_reasons, lines))
         for gid in touched:  # still open at the end of its file: keep offsets only
             game = open_games[gid]
             game.lines = []
             game.parked = True
     for game in open_games.values():
         yield game  # never closed: skipped, so its parked lines are not read again
+
+
+MAX_HELD_STRAYS = 1000  # a file's stray lines kept while it may not be a log; more are counted
+
+
+def _release(held: list[Stray], reasons: Counter[str]) -> Iterator[Stray]:
+    """The stray lines held back for a file that turned out to be a log, each counted."""
+    yield from held
+    for reason, n in reasons.items():
+        kept = sum(1 for s in held if s.reason == reason)
+        where = next((s.where for s in held if s.reason == reason), "")
+        for _ in range(n - kept):
+            yield Stray(reason, where)
+    held.clear()
+    reasons.clear()
 
 
 def _unpark(game: GameLines, files: Sequence[Path]) -> None:

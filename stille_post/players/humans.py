@@ -9,9 +9,10 @@ People play only inside `stille-post play`, which makes a `HumanHost` current fo
 game (`hosting`). A seat spec `human`/`web` anywhere else (a tournament, a script) is
 refused in one line before any game starts.
 
-Ctrl-C (or closing the input) while a person is asked ends the game as `aborted` with its
-reason; the engine then writes the closing events and the result line as for any abort,
-so the transcript stays valid.
+Ctrl-C, SIGTERM or SIGHUP (caught by `play`, cli/play.py) while a person is asked, or
+closing the input, ends the game as `aborted` with its reason (`HumanHost.interrupt`); the
+engine then writes the closing events and the result line as for any abort, so the
+transcript stays valid.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import signal
 import sys
 import threading
 import time
@@ -92,7 +92,11 @@ class HumanPlayer:
 # --- the terminal -------------------------------------------------------------------------
 
 
-_INTERRUPT = object()
+@dataclass(frozen=True)
+class _Left:
+    reason: str  # why the person left: "interrupted (Ctrl-C)", the terminal closed, ...
+
+
 _CLOSED = object()
 
 
@@ -101,14 +105,14 @@ class TerminalSeat:
 
     Lines are read by a daemon thread (so that simultaneous decisions of other seats
     keep running while a person types, and an unanswered read never holds the process
-    at exit); Ctrl-C is caught by the event loop while a person is asked."""
+    at exit); a signal while the person is asked reaches the seat through `leave`."""
 
     def __init__(self, out: TextIO | None = None, inp: TextIO | None = None,
                  vocabulary: Mapping[str, EventStyle] | None = None) -> None:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.lines: asyncio.Queue[Any] | None = None
-        self.interrupted = False
+        self.waiting = False  # a prompt is on the screen, waiting for a line
         self._reader: threading.Thread | None = None
         self.vocabulary = dict(vocabulary or {})
         self.seats: list[int] = []  # the seats this terminal answers for
@@ -165,11 +169,20 @@ class TerminalSeat:
         if due:
             self.announced.update(due)
             names = " and ".join(f"Player {s}" for s in due)
-            self.say(f"(waiting for {names}…)")
+            with contextlib.suppress(HumanLeft):  # the terminal is gone: nobody to tell
+                self.say(f"(waiting for {names}…)")
 
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        """A write to a terminal that is gone (its window closed: EIO) is the person
+        leaving, not a bug of the game."""
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError:
+            raise HumanLeft("the terminal was closed") from None
 
     def _start(self) -> asyncio.Queue[Any]:
         if self.lines is not None:
@@ -177,14 +190,6 @@ class TerminalSeat:
         loop = asyncio.get_running_loop()
         lines: asyncio.Queue[Any] = asyncio.Queue()
         self.lines = lines
-
-        def interrupt() -> None:
-            self.interrupted = True
-            lines.put_nowait(_INTERRUPT)
-
-        # Outside the main thread (tests) Ctrl-C stays the default.
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, interrupt)
 
         def read() -> None:
             while True:
@@ -201,16 +206,26 @@ class TerminalSeat:
         self._reader.start()
         return lines
 
+    def leave(self, reason: str) -> bool:
+        """The person leaves (a signal): the question on the screen ends the game with
+        `reason`. False when nobody is being asked here."""
+        if not self.waiting or self.lines is None:
+            return False
+        self.lines.put_nowait(_Left(reason))
+        return True
+
     async def line(self, prompt: str) -> str:
         lines = self._start()
-        if self.interrupted:
-            raise HumanLeft("Ctrl-C")
-        self.out.write(prompt)
-        self.out.flush()
-        got = await lines.get()
-        if got is _INTERRUPT:
-            self.say()
-            raise HumanLeft("Ctrl-C")
+        self._write(prompt)
+        self.waiting = True
+        try:
+            got = await lines.get()
+        finally:
+            self.waiting = False
+        if isinstance(got, _Left):
+            with contextlib.suppress(HumanLeft):  # a closed terminal
+                self.say()
+            raise HumanLeft(got.reason)
         if got is _CLOSED:
             raise HumanLeft("the input was closed")
         return str(got)
@@ -251,7 +266,7 @@ class TerminalSeat:
         if form.message == "none":
             return ""
         if form.seat_answer:
-            self.say("Choose a player: " + ", ".join(f"{s}" for s in form.seats))
+            self.say("Choose a player: " + _seat_list(form))
             prompt = "player number> "
         else:
             notes = [f"at most {form.word_limit} words"] if form.word_limit else []
@@ -298,7 +313,7 @@ class TerminalSeat:
         for arg in choice.arguments:
             hint = arg.description
             if arg.kind in ("seat", "seats"):
-                players = ", ".join(str(s) for s in form.seats)
+                players = _seat_list(form)
                 hint = f"{hint}; players: {players}" if hint else f"players: {players}"
             if arg.kind == "seats":
                 hint += "; separated by commas"
@@ -310,6 +325,12 @@ class TerminalSeat:
                 except Invalid as exc:
                     self.say(f"not accepted: {exc}. Please answer again.")
         return choice, arguments
+
+
+def _seat_list(form: Form) -> str:
+    """The seats a person may name, their own marked: a vote for yourself is legal in
+    some games, so it is shown, but never by mistake."""
+    return ", ".join(f"{s} (you)" if s == form.seat else str(s) for s in form.seats)
 
 
 # --- the host ---------------------------------------------------------------------------
@@ -338,13 +359,24 @@ class HumanHost:
             self.web = WebSeats(port=self.port, vocabulary=self.vocabulary)
         return self.web.seat(seat)
 
-    async def start_web(self) -> str:
-        """Serve the web seats' page now (before the game), and return its URL."""
+    async def start_web(self, announce: Callable[[int, str], None] | None = None) -> str:
+        """Serve the web seats' pages now (before the game); `announce(seat, url)` is told
+        each seat's own URL as the seat is made. Returns the server's address."""
         if self.web is None:
             from stille_post.players.web import WebSeats
 
             self.web = WebSeats(port=self.port, vocabulary=self.vocabulary)
+        self.web.announce = announce
         return await self.web.start()
+
+    def interrupt(self, reason: str) -> bool:
+        """A signal (cli/play.py): every person being asked leaves with `reason`, so the
+        game ends through the engine (closing events, placements). False when nobody is
+        being asked: the caller stops the game itself."""
+        left = self.terminal.leave(reason) if self.terminal is not None else False
+        if self.web is not None:
+            left = self.web.leave(HumanLeft(reason)) or left
+        return left
 
     def observe(self, event: Event) -> None:
         """Every event of the game, as it happens: the web page shows each seat the ones
@@ -356,16 +388,22 @@ class HumanHost:
 
     def watched(self, players: Mapping[int, Player]) -> dict[int, Player]:
         """The game's players, those that take time (models, agents, other people) told
-        to the terminal while they think, so that it can say whom it waits for."""
-        terminal = self.terminal
-        if terminal is None:
-            return dict(players)
-        return {seat: p if is_instant(p) or seat in terminal.seats
-                else _Announced(p, seat, terminal) for seat, p in players.items()}
+        to the terminal and the web pages while they think, so that each can say whom it
+        waits for."""
+        seated: dict[int, Player] = {}
+        for seat, player in players.items():
+            # the person at this terminal is not told about their own turn
+            told: list[TurnWatcher] = [
+                w for w in (self.terminal, self.web)
+                if w is not None and not (w is self.terminal and seat in w.seats)]
+            seated[seat] = player if is_instant(player) or not told \
+                else _Announced(player, seat, told)
+        return seated
 
     async def aclose(self) -> None:
         if self.terminal is not None:
-            self.terminal.show_the_end()
+            with contextlib.suppress(HumanLeft):  # the terminal is gone: nobody to show
+                self.terminal.show_the_end()
         if self.web is not None:
             await self.web.aclose()
 
@@ -401,22 +439,32 @@ def announce_turns(players: Mapping[int, Player]) -> Mapping[int, Player]:
     return players if host is None else host.watched(players)
 
 
-class _Announced:
-    """A player that tells the terminal when it starts and stops thinking; otherwise
-    the player itself."""
+class TurnWatcher(Protocol):
+    """A screen that says whom the game waits for (the terminal, the web pages)."""
 
-    def __init__(self, inner: Player, seat: int, terminal: TerminalSeat) -> None:
+    def thinking_started(self, seat: int) -> None: ...
+
+    def thinking_ended(self, seat: int) -> None: ...
+
+
+class _Announced:
+    """A player that tells the people's screens when it starts and stops thinking;
+    otherwise the player itself."""
+
+    def __init__(self, inner: Player, seat: int, watchers: list[TurnWatcher]) -> None:
         self.inner = inner
         self.name = inner.name
         self.seat = seat
-        self.terminal = terminal
+        self.watchers = watchers
 
     async def decide(self, decision: Decision[Any]) -> Action:
-        self.terminal.thinking_started(self.seat)
+        for watcher in self.watchers:
+            watcher.thinking_started(self.seat)
         try:
             return await self.inner.decide(decision)
         finally:
-            self.terminal.thinking_ended(self.seat)
+            for watcher in self.watchers:
+                watcher.thinking_ended(self.seat)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

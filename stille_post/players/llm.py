@@ -177,9 +177,10 @@ class LLMPlayer:
             stats.malformed += 1
             stats.last_failure = safe_text(str(exc))
             # A placeholder call marked malformed: the engines re-ask on it with the reason.
+            # The call may be billed: its usage (an estimate, set by the adapter) counts.
             return Action(text="", tool_calls=(
                 ToolCall(UNREADABLE_REPLY, {}, malformed=f"the reply could not be read: "
-                         f"{stats.last_failure}"),))
+                         f"{stats.last_failure}"),), usage=exc.usage)
         except ProviderError as exc:
             stats.failed += 1
             stats.last_failure = safe_text(str(exc))

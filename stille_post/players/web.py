@@ -2,7 +2,13 @@
 --players web,... --port P`).
 
 - Served by starlette on uvicorn, inside the game's own event loop, on 127.0.0.1 only.
-  Every URL carries a random per-game token (`/t/TOKEN/`); anything else is a 404.
+  Each seat has its own random token and URL (`/t/TOKEN/`): the token is the seat, so
+  one person's page can neither read nor answer another's. Anything else is a 404.
+- A request must name this server in `Host` (127.0.0.1 or localhost with its port) and,
+  when it has an `Origin`, come from it: a page of another site, even through a DNS name
+  rebound to 127.0.0.1, gets a 403. An answer's body is capped (`MAX_BODY`, 413 above
+  it); a body that is not a JSON object, or too deeply nested to read, is a 400. No
+  request can print a traceback on the person's terminal (`_guarded`).
 - The page polls `state` (twice a second): the seat's rules and private information (the
   system prompt an LLM in the seat would get), the events the seat may see as they
   happen (public moves of the others, its own private lines), and the pending decision
@@ -17,10 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import socket
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Protocol
@@ -47,6 +54,10 @@ class EventStyle(Protocol):
     def text_key(self) -> str: ...
 
 
+# An answer is a short form (a message, a tool's arguments); this is far above any real
+# one and far below what could hurt.
+MAX_BODY = 256 * 1024
+
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
        "img-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -63,6 +74,7 @@ class WebSeat:
     """One seat's page state."""
 
     seat: int
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     rules: str = ""
     feed: list[str] = field(default_factory=list)
     pending: _Pending | None = None
@@ -80,6 +92,15 @@ class WebSeat:
             return await future
         finally:
             self.pending = None
+
+    def leave(self, why: Exception) -> bool:
+        """The person leaves (a signal in the terminal that runs the game): the pending
+        question raises `why` (the host's `HumanLeft`). False when nothing is asked."""
+        pending = self.pending
+        if pending is None or pending.future.done():
+            return False
+        pending.future.set_exception(why)
+        return True
 
     def submit(self, body: Mapping[str, Any]) -> str | None:
         """Apply a submitted form; the refusal's reason, or None when accepted."""
@@ -117,12 +138,15 @@ class WebSeat:
         pending.future.set_result(action)
         return None
 
-    def state(self, over: bool) -> dict[str, Any]:
+    def state(self, over: bool, thinking: Iterable[int] = ()) -> dict[str, Any]:
+        """What the page shows; `thinking` are the seats the game waits for now (this
+        one left out: the page says "your turn" then)."""
         self.watched = True
         self.saw_end = self.saw_end or over
         return {"seat": self.seat, "rules": self.rules, "feed": self.feed,
                 "form": self.pending.form.to_json() if self.pending else None,
-                "answered": self.answered, "over": over}
+                "answered": self.answered, "over": over,
+                "thinking": [] if over else sorted(s for s in thinking if s != self.seat)}
 
 
 class WebSeats:
@@ -132,15 +156,40 @@ class WebSeats:
                  vocabulary: Mapping[str, EventStyle] | None = None) -> None:
         self.port = port or 0
         self.vocabulary = dict(vocabulary or {})
-        self.token = secrets.token_urlsafe(16)
         self.seats: dict[int, WebSeat] = {}
         self.over = False
-        self.url = ""
+        # The seats that take time (models, agents, people) being asked now: each page
+        # says whom it waits for (HumanHost.watched tells us).
+        self.thinking: set[int] = set()
+        self.base = ""  # http://127.0.0.1:PORT once serving
+        # Told each seat's URL as soon as both the seat and the server exist (the CLI
+        # prints it for the person of that seat).
+        self.announce: Callable[[int, str], None] | None = None
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
 
     def seat(self, seat: int) -> WebSeat:
-        return self.seats.setdefault(seat, WebSeat(seat))
+        state = self.seats.get(seat)
+        if state is None:
+            state = self.seats[seat] = WebSeat(seat)
+            if self.base and self.announce is not None:
+                self.announce(seat, self.url_of(seat))
+        return state
+
+    def thinking_started(self, seat: int) -> None:
+        self.thinking.add(seat)
+
+    def thinking_ended(self, seat: int) -> None:
+        self.thinking.discard(seat)
+
+    def url_of(self, seat: int) -> str:
+        return f"{self.base}/t/{self.seats[seat].token}/"
+
+    def leave(self, why: Exception) -> bool:
+        left = False
+        for state in self.seats.values():
+            left = state.leave(why) or left
+        return left
 
     def observe(self, event: Event) -> None:
         kind = self.vocabulary.get(event.type)
@@ -169,7 +218,9 @@ class WebSeats:
                              ) from None
         sock.listen(16)
         port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app(), log_level="warning", access_log=False,
+        # Errors only: a malformed request is answered (400), not narrated on the
+        # person's terminal; the app itself never lets an exception reach uvicorn.
+        config = uvicorn.Config(self.app(port), log_level="error", access_log=False,
                                 lifespan="off")
         self._server = _QuietServer(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
@@ -177,8 +228,11 @@ class WebSeats:
             if self._server.started:
                 break
             await asyncio.sleep(0.01)
-        self.url = f"http://127.0.0.1:{port}/t/{self.token}/"
-        return self.url
+        self.base = f"http://127.0.0.1:{port}"
+        if self.announce is not None:
+            for seat in sorted(self.seats):
+                self.announce(seat, self.url_of(seat))
+        return self.base
 
     async def aclose(self) -> None:
         self.over = True
@@ -190,10 +244,18 @@ class WebSeats:
                     s.watched and not s.saw_end for s in self.seats.values()):
                 await asyncio.sleep(0.02)
             self._server.should_exit = True
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._task, 5)
+            with contextlib.suppress(Exception):  # not wait_for: it may swallow a cancel
+                async with asyncio.timeout(5):
+                    await self._task
 
-    def app(self) -> Any:
+    def seat_by_token(self, token: str) -> WebSeat | None:
+        found = None
+        for state in self.seats.values():  # every one compared: the time says nothing
+            if secrets.compare_digest(token.encode(), state.token.encode()):
+                found = state
+        return found
+
+    def app(self, port: int) -> Any:
         from starlette.applications import Starlette
         from starlette.requests import Request
         from starlette.responses import JSONResponse, Response
@@ -208,25 +270,16 @@ class WebSeats:
         headers = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
                    "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
-        def allowed(request: Request) -> bool:
-            return secrets.compare_digest(str(request.path_params["token"]), self.token)
-
         def seat_of(request: Request) -> WebSeat | None:
-            raw = request.query_params.get("seat")
-            if raw is None:
-                return self.seats[min(self.seats)] if self.seats else None
-            try:
-                return self.seats.get(int(raw))
-            except ValueError:
-                return None
+            return self.seat_by_token(str(request.path_params["token"]))
 
         async def index(request: Request) -> Response:
-            if not allowed(request):
+            if seat_of(request) is None:
                 return Response("not found", 404)
             return Response(page, media_type="text/html", headers=headers)
 
         async def asset(request: Request) -> Response:
-            if not allowed(request):
+            if seat_of(request) is None:
                 return Response("not found", 404)
             if request.path_params["name"] == "page.js":
                 return Response(script, media_type="text/javascript", headers=headers)
@@ -235,33 +288,103 @@ class WebSeats:
             return Response("not found", 404)
 
         async def state(request: Request) -> Response:
-            seat = seat_of(request) if allowed(request) else None
+            seat = seat_of(request)
             if seat is None:
                 return Response("not found", 404)
-            return JSONResponse(seat.state(self.over), headers=headers)
+            return JSONResponse(seat.state(self.over, self.thinking), headers=headers)
 
         async def answer(request: Request) -> Response:
-            seat = seat_of(request) if allowed(request) else None
+            seat = seat_of(request)
             if seat is None:
                 return Response("not found", 404)
-            try:
-                body = await request.json()
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
+            raw = await _read_capped(request)
+            if raw is None:
+                return JSONResponse({"error": f"the answer is over {MAX_BODY // 1024} KiB"},
+                                    413, headers=headers)
+            body = _json_object(raw)
+            if body is None:
                 return JSONResponse({"error": "send the form as a JSON object"}, 400,
                                     headers=headers)
-            error = seat.submit(body)
+            try:
+                error = seat.submit(body)
+            except (RecursionError, TypeError, ValueError):  # a shape no form has
+                error = "the answer could not be read"
             if error is not None:
                 return JSONResponse({"error": error}, 400, headers=headers)
             return JSONResponse({"ok": True}, headers=headers)
 
-        return Starlette(routes=[
+        app = Starlette(routes=[
             Route("/t/{token}/", index),
             Route("/t/{token}/{name}", asset),
             Route("/t/{token}/api/state", state),
             Route("/t/{token}/api/answer", answer, methods=["POST"]),
         ])
+        return _guarded(app, port)
+
+
+async def _read_capped(request: Any) -> bytes | None:
+    """The request's body, or None when it is over MAX_BODY (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        body = json.loads(raw)
+    except (RecursionError, ValueError):  # not JSON, not UTF-8, or nested past reading
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _guarded(app: Any, port: int) -> Any:
+    """The ASGI app behind two checks, and with no exception left for uvicorn to print.
+
+    `Host` must be this server (a DNS-rebinding page names its own host); an `Origin`,
+    which browsers send with a cross-site fetch and with every POST, must be this
+    server too. A bug in a handler is a bare 500, not a traceback on the terminal of the
+    person playing."""
+    hosts = {f"127.0.0.1:{port}".encode(), f"localhost:{port}".encode()}
+    origins = {b"http://" + h for h in hosts}
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            return
+        head = dict(scope.get("headers") or [])
+        origin = head.get(b"origin")
+        if head.get(b"host", b"").lower() not in hosts or (
+                origin is not None and origin.lower() not in origins):
+            await _plain(send, 403, b"forbidden")
+            return
+        started = False
+
+        async def tracked(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await app(scope, receive, tracked)
+        except Exception:
+            if not started:
+                await _plain(send, 500, b"internal error")
+
+    return guarded
+
+
+async def _plain(send: Any, status: int, text: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(text)).encode())]})
+    await send({"type": "http.response.body", "body": text})
 
 
 def _line(event: Event, kind: EventStyle | None, seat: int) -> str:

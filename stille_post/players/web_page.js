@@ -164,9 +164,12 @@
     }
     $("status").textContent = state.over ? "game over" : (state.form ? "your turn" : "waiting");
     $("status").dataset.over = state.over ? "1" : "";
+    const thinking = (state.thinking || []).map((s) => "Player " + s);
     $("waiting").textContent = state.over
       ? "The game is over: how it ended is at the end of the table."
-      : "Waiting for the other players…";
+      : thinking.length
+        ? "Waiting for " + thinking.join(" and ") + "…"
+        : "Waiting for the other players…";
     if (!state.over || state.form) pollIn(!state.form && Date.now() < eagerUntil ? 100 : 500);
   }
 

@@ -8,12 +8,14 @@ import json
 import os
 import ssl
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cache
 from importlib import import_module
 from typing import Any
 
 from stille_post.core.errors import ConfigError, MissingKeyError
-from stille_post.providers.base import Completion, MalformedReply
+from stille_post.core.usage import token_count
+from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Usage
 from stille_post.providers.retry import (
     DEFAULT_ATTEMPT_TIMEOUT_S,
     DEFAULT_MAX_RETRIES,
@@ -198,10 +200,76 @@ def read_completion(parse: Callable[[Any, str], Completion], resp: Any, model: s
     except MalformedReply as exc:
         raise MalformedReply(f"{label}: {exc}") from exc
     except (AttributeError, TypeError, ValueError, KeyError, IndexError,
-            RecursionError) as exc:
+            RecursionError, OverflowError) as exc:
         raise MalformedReply(f"{label}: the answer has an unexpected shape "
                              f"({type(exc).__name__})") from exc
     if not isinstance(completion.text, str):
         raise MalformedReply(f"{label}: the reply's text is a "
                              f"{type(completion.text).__name__}, not text")
     return completion
+
+
+# --- usage: the one reading of what a server says a call cost ------------------------------
+
+# A reply whose usage is unknown (missing, or a count `core.usage.token_count` refuses):
+# zero tokens and one unknown call, until `with_known_usage` counts it by its texts.
+UNKNOWN_USAGE = Usage(unknown_calls=1)
+
+
+def read_usage(input_tokens: Any, output_tokens: Any, cached_input_tokens: Any = None
+               ) -> Usage:
+    """What every adapter's parser builds its usage with: the server's counts when they
+    are whole numbers within bounds, else `UNKNOWN_USAGE` (core/usage.py). The reply
+    itself is kept either way: a bad count never costs a seat its answer."""
+    return Usage.reported(input_tokens, output_tokens, cached_input_tokens) or UNKNOWN_USAGE
+
+
+def sum_counts(*parts: Any) -> Any:
+    """Counts the API splits in parts (Gemini's candidates + thoughts; Anthropic's input
+    + cache writes) as one: their sum, or None when no part is there, or a part that
+    `read_usage` refuses (-1) when any present part is unreadable."""
+    present = [p for p in parts if p is not None]
+    if not present:
+        return None
+    counts = [token_count(p) for p in present]
+    if any(c is None for c in counts):
+        return -1
+    return sum(c for c in counts if c is not None)
+
+
+def request_chars(request: ChatRequest) -> int:
+    """The characters a request sends (system prompt, messages, their tool calls and the
+    tool schemas): the input side of a usage estimate."""
+    n = len(request.system)
+    for m in request.messages:
+        n += len(m.content)
+        for c in m.tool_calls:
+            n += len(c.name) + len(json.dumps(c.arguments, ensure_ascii=False, default=str))
+    if request.tools:
+        n += len(json.dumps([[t.name, t.description, t.parameters] for t in request.tools],
+                            ensure_ascii=False, default=str))
+    return n
+
+
+def reply_chars(completion: Completion) -> int:
+    n = len(completion.text) if isinstance(completion.text, str) else 0
+    for c in completion.tool_calls:
+        n += len(str(c.name)) + len(json.dumps(c.arguments, ensure_ascii=False, default=str))
+    return n
+
+
+def with_known_usage(completion: Completion, request: ChatRequest) -> Completion:
+    """`completion`, its unknown usage (`UNKNOWN_USAGE`) counted by an estimate from the
+    request's and the reply's characters (core/usage.py `Usage.estimate`)."""
+    u = completion.usage
+    if not u.unknown_calls or u.input_tokens or u.output_tokens:
+        return completion
+    return replace(completion, usage=Usage.estimate(request_chars(request),
+                                                    reply_chars(completion)))
+
+
+def counted_unreadable(exc: MalformedReply, request: ChatRequest) -> MalformedReply:
+    """`exc`, an unreadable reply, with the usage its call may have been billed: the
+    request's input by the estimate, an unknown call (its output cannot be counted)."""
+    exc.usage = Usage.estimate(request_chars(request), 0)
+    return exc

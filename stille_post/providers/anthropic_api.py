@@ -7,7 +7,8 @@ Normalisation of real replies (see ../shared/real-api-cassettes):
   the API requires when extended thinking meets tool use;
 - `input_tokens` excludes cache reads (those are `cached_input_tokens`) and here includes
   cache writes (`cache_creation_input_tokens`, also kept on `provider_data`);
-  `cache_read_input_tokens` may be missing.
+  `cache_read_input_tokens` may be missing; a count that cannot be read makes the usage
+  unknown, counted by an estimate from the texts (the reply is kept).
 
 Cost: Anthropic caches only what a `cache_control` breakpoint marks (a write costs 1.25x
 the input price, a read 0.1x; at most 4 breakpoints; never on a thinking block), and a
@@ -31,20 +32,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from stille_post.core.usage import token_count
 from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
+    UNKNOWN_USAGE,
     apply_concurrency,
     content_text,
+    counted_unreadable,
     field_of,
     make_policy,
     parse_arguments,
     read_completion,
+    read_usage,
     resolve_key,
     sdk_http_client,
+    sum_counts,
+    with_known_usage,
 )
-from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.base import ChatRequest, Completion, MalformedReply, Message, ToolCall
 from stille_post.providers.retry import RetryPolicy, limiter_for
+from stille_post.providers.secrets import redact_data
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 # The API requires max_tokens; a Stille Post turn is a short message and one tool call.
@@ -131,8 +139,12 @@ def completion_from_anthropic(resp: Any, model: str) -> Completion:
             calls.append(ToolCall(field_of(block, "name") or "", args,
                                   id=field_of(block, "id") or None, malformed=malformed))
         elif kind in _THINKING_TYPES:
-            thinking.append(_without_nones(block) if isinstance(block, dict)
-                            else block.model_dump(mode="json", exclude_none=True))
+            # Kept opaque and sent back as it came, but masked like all server text: a
+            # block that holds a configured key would otherwise reach the transcript (the
+            # chaos fuzz found one). A real block never holds one, so it is unchanged.
+            thinking.append(redact_data(_without_nones(block) if isinstance(block, dict)
+                                        else block.model_dump(mode="json",
+                                                              exclude_none=True)))
     data: dict[str, Any] = {THINKING_KEY: thinking} if thinking else {}
     if calls and thinking:
         # A tool-only turn publishes no message event, so the calls carry the blocks too.
@@ -140,16 +152,14 @@ def completion_from_anthropic(resp: Any, model: str) -> Completion:
         calls[0] = ToolCall(first.name, first.arguments, first.id, first.malformed,
                             {THINKING_KEY: thinking})
     u = field_of(resp, "usage")
-    created = int(field_of(u, "cache_creation_input_tokens", 0) or 0)
-    if created:
+    created = field_of(u, "cache_creation_input_tokens") if u is not None else None
+    if token_count(created):
         data["cache_creation_input_tokens"] = created
     # Cache writes are prompt tokens the model processed, not cached ones: counting them as
     # input keeps token totals (and costs) honest when every call writes a breakpoint.
-    usage = Usage(
-        int(field_of(u, "input_tokens", 0) or 0) + created,
-        int(field_of(u, "output_tokens", 0) or 0),
-        int(field_of(u, "cache_read_input_tokens", 0) or 0),
-    ) if u is not None else Usage()
+    usage = read_usage(sum_counts(field_of(u, "input_tokens"), created),
+                       field_of(u, "output_tokens"), field_of(u, "cache_read_input_tokens")
+                       ) if u is not None else UNKNOWN_USAGE
     return Completion("".join(texts), calls, usage, field_of(resp, "model") or model,
                       field_of(resp, "stop_reason"), data)
 
@@ -228,10 +238,15 @@ class AnthropicProvider:
         # `temperature`, which the API takes and this SDK's `create` no longer does.
         extra = params.pop("extra_body", {})
         body = {**params, **extra}
-        resp = await self.policy.run(
-            lambda: self.client.post("/v1/messages", body=body, cast_to=object),
-            label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url, self.alias),
-        )
-        return read_completion(completion_from_anthropic, resp, self.model,
-                               f"{self.kind}:{self.model}")
+        try:
+            resp = await self.policy.run(
+                lambda: self.client.post("/v1/messages", body=body, cast_to=object),
+                label=f"{self.kind}:{self.model}",
+                limiter=limiter_for(self.kind, self.base_url, self.alias),
+            )
+            completion = read_completion(completion_from_anthropic, resp, self.model,
+                                         f"{self.kind}:{self.model}")
+        except MalformedReply as exc:
+            counted_unreadable(exc, request)
+            raise
+        return with_known_usage(completion, request)

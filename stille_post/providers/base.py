@@ -70,7 +70,12 @@ class Completion:
 class MalformedReply(ProviderError):
     """A 200 answer that cannot be read: a body that is not JSON or not the API's shape,
     or content that is not text. It is the *model's* bad output, not an outage: the
-    player turns it into a parse error, which earns the seat the usual re-ask."""
+    player turns it into a parse error, which earns the seat the usual re-ask.
+
+    The server may bill such a call: an adapter sets `usage` to its request's input,
+    counted by an estimate (`_common.counted_unreadable`), which the seat's usage adds."""
+
+    usage: Usage | None = None
 
 
 class ReplayMiss(ProviderError):

@@ -22,20 +22,29 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
+import json
+import re
 from collections.abc import Awaitable
 from typing import Any
 
+import httpx2
+
+from stille_post.core.usage import token_count
 from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
+    UNKNOWN_USAGE,
     apply_concurrency,
     content_text,
+    counted_unreadable,
     make_policy,
     parse_arguments,
     read_completion,
+    read_usage,
     resolve_key,
+    sum_counts,
     tls_context,
+    with_known_usage,
 )
 from stille_post.providers.base import (
     ChatRequest,
@@ -43,7 +52,6 @@ from stille_post.providers.base import (
     MalformedReply,
     Message,
     ToolCall,
-    Usage,
 )
 from stille_post.providers.retry import RetryPolicy, limiter_for
 
@@ -150,12 +158,13 @@ def completion_from_google(resp: Any, model: str) -> Completion:
         block = getattr(feedback, "block_reason", None)
         finish = f"blocked:{_reason(block)}" if block is not None else None
     u = getattr(resp, "usage_metadata", None)
-    usage = Usage(
-        int(getattr(u, "prompt_token_count", 0) or 0),
-        int(getattr(u, "candidates_token_count", 0) or 0)
-        + int(getattr(u, "thoughts_token_count", 0) or 0),
-        int(getattr(u, "cached_content_token_count", 0) or 0),
-    ) if u is not None else Usage()
+    output = sum_counts(getattr(u, "candidates_token_count", None),
+                        getattr(u, "thoughts_token_count", None))
+    if output is None and not (texts or calls):
+        output = 0  # Gemini leaves the output counts out of an empty reply
+    usage = read_usage(getattr(u, "prompt_token_count", None), output,
+                       getattr(u, "cached_content_token_count", None)
+                       ) if u is not None else UNKNOWN_USAGE
     return Completion("".join(texts), calls, usage,
                       getattr(resp, "model_version", None) or model, finish, data)
 
@@ -193,7 +202,8 @@ class GoogleProvider:
         apply_concurrency(self.kind, self.base_url, max_concurrency)
         self.alias = alias  # the models.toml alias: its own cap on calls in flight
         tls = tls_context()
-        self._http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(verify=tls),
+        self._http = httpx2.AsyncClient(transport=ReadableUsage(
+                                            httpx2.AsyncHTTPTransport(verify=tls)),
                                         timeout=timeout or DEFAULT_TIMEOUT_S)
         http_options = types.HttpOptions(
             api_version="v1beta",
@@ -256,20 +266,27 @@ class GoogleProvider:
         http = getattr(self, "_http", None)
         if http is None or http.is_closed:
             return
-        with contextlib.suppress(RuntimeError):  # raised before aclose() is called
+        try:
             asyncio.get_running_loop().create_task(http.aclose())
+        except Exception:  # (contextlib may be gone at interpreter exit: no suppress)
+            return  # no running loop (RuntimeError), or the interpreter is shutting down
 
     async def complete(self, request: ChatRequest) -> Completion:
         contents = to_google_contents(request)
         config = self._config(request)
-        resp = await self.policy.run(
-            lambda: _readable(self.client.aio.models.generate_content(
-                model=self.model, contents=contents, config=config)),
-            label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url, self.alias),
-        )
-        return read_completion(completion_from_google, resp, self.model,
-                               f"{self.kind}:{self.model}")
+        try:
+            resp = await self.policy.run(
+                lambda: _readable(self.client.aio.models.generate_content(
+                    model=self.model, contents=contents, config=config)),
+                label=f"{self.kind}:{self.model}",
+                limiter=limiter_for(self.kind, self.base_url, self.alias),
+            )
+            completion = read_completion(completion_from_google, resp, self.model,
+                                         f"{self.kind}:{self.model}")
+        except MalformedReply as exc:
+            counted_unreadable(exc, request)
+            raise
+        return with_known_usage(completion, request)
 
 
 async def _readable(call: Awaitable[Any]) -> Any:
@@ -295,3 +312,68 @@ def _raised_converting_a_response(exc: BaseException) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+# A count of `usageMetadata` (`promptTokenCount`, `tokenCount` of the details, ...) whose
+# value is not plain digits: infinity, NaN, a fraction, a negative number, a string.
+_ODD_COUNT = re.compile(rb'Count"\s*:\s*(?![0-9]+\s*[,}])')
+# The counts the adapter reads: when any count is unreadable, these go, and the usage is
+# unknown (counted by an estimate from the texts, `with_known_usage`).
+_READ_COUNTS = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount",
+                "cachedContentTokenCount", "totalTokenCount", "toolUsePromptTokenCount")
+
+
+class ReadableUsage(httpx2.AsyncBaseTransport):
+    """The Gemini client's transport, which keeps a reply whose usage cannot be read.
+
+    google-genai validates the whole answer into its pydantic models, and a token count
+    that is infinite, NaN or a fraction fails that validation: the SDK would throw away
+    the reply's text for a bad usage field. So a 200 body whose `usageMetadata` holds such
+    a count has those counts removed before the SDK reads it (the adapter then finds the
+    usage unknown). One regular expression over the body decides; an ordinary answer is
+    handed on as it came. vcrpy replays below this transport, so replays pass here too."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        if response.status_code != 200:
+            return response
+        body = await response.aread()
+        fixed = without_unreadable_usage(body)
+        if fixed is None:
+            return response
+        await response.aclose()
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length")]
+        return httpx2.Response(200, headers=headers, content=fixed, request=request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def without_unreadable_usage(body: bytes) -> bytes | None:
+    """`body` with the counts of its `usageMetadata` removed when one of them cannot be
+    read as a token count, else None (nothing to change)."""
+    if b"usageMetadata" not in body or _ODD_COUNT.search(body) is None:
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # not JSON at all: the SDK's own error says so
+    usage = data.get("usageMetadata") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    if all(token_count(v, 2**63 - 1) is not None for k, v in usage.items()
+           if k.endswith("Count")) and not any(
+               _odd_details(v) for k, v in usage.items() if isinstance(v, list)):
+        return None
+    data["usageMetadata"] = {k: v for k, v in usage.items()
+                             if k not in _READ_COUNTS and not isinstance(v, list)}
+    return json.dumps(data).encode()
+
+
+def _odd_details(items: list[Any]) -> bool:
+    return any(isinstance(d, dict) and "tokenCount" in d
+               and token_count(d["tokenCount"], 2**63 - 1) is None for d in items)

@@ -26,13 +26,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from stille_post.core.errors import GameAborted, ProviderError, UsageError
+from stille_post.providers._common import UNKNOWN_USAGE, read_usage, with_known_usage
 from stille_post.providers.base import (
     ChatRequest,
     Completion,
     ReplayMiss,
     Tool,
     ToolCall,
-    Usage,
 )
 
 if TYPE_CHECKING:
@@ -147,7 +147,8 @@ class InspectProvider:
                 raise ReplayMiss(f"inspect:{self.model}: {failure.message}") from exc
             raise ProviderError(f"{type(exc).__name__}: {first_line(exc)}") from exc
         self.last_output = output
-        return from_model_output(output, fallback_model=str(model))
+        return with_known_usage(from_model_output(output, fallback_model=str(model)),
+                                request)
 
 
 def mock_default_output(input: list[ChatMessage], tools: list[ToolInfo], tool_choice: Any,
@@ -255,8 +256,10 @@ def from_model_output(output: ModelOutput, *, fallback_model: str) -> Completion
             args, malformed = {}, malformed or "arguments are not a JSON object"
         calls.append(ToolCall(str(c.function), args, id=c.id, malformed=malformed))
     u = output.usage
-    usage = Usage(u.input_tokens, u.output_tokens, u.input_tokens_cache_read or 0) \
-        if u is not None else Usage()
+    # Read within bounds like every adapter's (core/usage.py): unknown when missing or
+    # unreadable, and then counted by the estimate in `complete` (`with_known_usage`).
+    usage = read_usage(u.input_tokens, u.output_tokens, u.input_tokens_cache_read) \
+        if u is not None else UNKNOWN_USAGE
     if output.error and not text and not calls:
         raise ProviderError(f"the model answered with an error: {output.error}"[:300])
     return Completion(text=text, tool_calls=calls, usage=usage,

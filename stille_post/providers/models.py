@@ -50,9 +50,10 @@ _ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/+-]*$")
 class PriceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    input: float = Field(ge=0)
-    cached_input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    # Finite: an infinite price makes every cost infinite (and a cap meaningless).
+    input: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
 
 
 def base_url_problem(url: str) -> str | None:
@@ -73,6 +74,19 @@ def base_url_problem(url: str) -> str | None:
     if not parts.hostname:
         return "the URL names no host"
     return None
+
+
+# `extra` keys the adapters own: each would make every answer unreadable or every
+# request another one, so a seat would forfeit each turn instead of being refused.
+RESERVED_EXTRA = {
+    "stream": "the adapters read one JSON answer per call, not a stream of events",
+    "stream_options": "the adapters read one JSON answer per call, not a stream of events",
+    "model": "the model is the entry's `model`",
+    "messages": "the adapter sends the game's messages",
+    "contents": "the adapter sends the game's messages",
+    "system": "the adapter sends the game's system prompt",
+    "tools": "the adapter sends the game's tools",
+}
 
 
 @known_model
@@ -98,6 +112,14 @@ class ModelEntry(BaseModel):
         problem = None if value is None else base_url_problem(value)
         if problem is not None:
             raise ValueError(problem)
+        return value
+
+    @field_validator("extra")
+    @classmethod
+    def _extra(cls, value: dict[str, Any]) -> dict[str, Any]:
+        taken = sorted(k for k in value if k in RESERVED_EXTRA)
+        if taken:
+            raise ValueError(f"{taken[0]!r} cannot be set here: {RESERVED_EXTRA[taken[0]]}")
         return value
 
     @model_validator(mode="after")

@@ -9,6 +9,8 @@ normalised:
                                                        applies the first, refuses the rest)
 - a reasoning model that spent the whole budget     -> text "", finish "length"
 - no `prompt_tokens_details` (older models, local servers) -> cached 0
+- no usage, or a count that is negative, fractional, not a number or absurd -> the
+  reply is kept, its usage counted by an estimate from the texts (`with_known_usage`)
 - `content` as a list of parts (some gateways, Mistral) -> the text parts joined; any
   other non-string content                          -> MalformedReply (a re-ask)
 """
@@ -21,16 +23,27 @@ from typing import Any
 from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
+    UNKNOWN_USAGE,
     apply_concurrency,
     content_text,
+    counted_unreadable,
     field_of,
     make_policy,
     parse_arguments,
     read_completion,
+    read_usage,
     resolve_key,
     sdk_http_client,
+    with_known_usage,
 )
-from stille_post.providers.base import ChatRequest, Completion, Message, ToolCall, Usage
+from stille_post.providers.base import (
+    ChatRequest,
+    Completion,
+    MalformedReply,
+    Message,
+    ToolCall,
+    Usage,
+)
 from stille_post.providers.retry import RetryPolicy, limiter_for
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -100,12 +113,13 @@ def completion_from_openai(resp: Any, model: str) -> Completion:
 
 
 def _usage(u: Any) -> Usage:
+    """The reply's usage; unknown when the server sent none or a count that is not a
+    whole number within bounds (`read_usage`)."""
     if u is None:
-        return Usage()
+        return UNKNOWN_USAGE
     details = field_of(u, "prompt_tokens_details")
     cached = field_of(details, "cached_tokens") if details is not None else None
-    return Usage(int(field_of(u, "prompt_tokens", 0) or 0),
-                 int(field_of(u, "completion_tokens", 0) or 0), int(cached or 0))
+    return read_usage(field_of(u, "prompt_tokens"), field_of(u, "completion_tokens"), cached)
 
 
 class OpenAIProvider:
@@ -190,13 +204,18 @@ class OpenAIProvider:
         # always does, and hands the JSON over as is. Building its pydantic models of the
         # answer, only for the few fields read here, cost 7-9% of the CPU of a call at 64
         # games at once (docs/performance-real-path.md).
-        resp = await self.policy.run(
-            lambda: self.client.post("/chat/completions", body=body, cast_to=object),
-            label=f"{self.kind}:{self.model}",
-            limiter=limiter_for(self.kind, self.base_url, self.alias),
-        )
-        return read_completion(completion_from_openai, resp, self.model,
-                               f"{self.kind}:{self.model}")
+        try:
+            resp = await self.policy.run(
+                lambda: self.client.post("/chat/completions", body=body, cast_to=object),
+                label=f"{self.kind}:{self.model}",
+                limiter=limiter_for(self.kind, self.base_url, self.alias),
+            )
+            completion = read_completion(completion_from_openai, resp, self.model,
+                                         f"{self.kind}:{self.model}")
+        except MalformedReply as exc:
+            counted_unreadable(exc, request)
+            raise
+        return with_known_usage(completion, request)
 
 
 class OpenAICompatibleProvider(OpenAIProvider):

@@ -8,6 +8,7 @@ default (0: a local model is free).
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -42,11 +43,15 @@ class PriceTable:
 
 def _price(raw: dict[str, Any], where: str) -> Price:
     try:
-        return Price(float(raw["input"]), float(raw["cached_input"]), float(raw["output"]),
-                     bool(raw.get("cached_included", True)))
+        price = Price(float(raw["input"]), float(raw["cached_input"]), float(raw["output"]),
+                      bool(raw.get("cached_included", True)))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(
             f"{where}: needs numeric input, cached_input and output ({exc})") from None
+    if not all(math.isfinite(v) and v >= 0
+               for v in (price.input, price.cached_input, price.output)):
+        raise ConfigError(f"{where}: prices must be finite numbers, 0 or more")
+    return price
 
 
 def load_prices(path: Path | str | None = None) -> PriceTable:
@@ -109,9 +114,21 @@ def seat_cost_usd(label: str, usage: Usage) -> float | None:
     return cost_usd(model, usage)
 
 
+# The most dollars one seat's usage row may record for one game: far past any real game,
+# and what keeps a hand-edited or hostile `cost_usd` from ruling a folder's ledger.
+MAX_RECORDED_USD = 1e9
+
+
 def recorded_cost_usd(label: str, row: Mapping[str, Any] | None) -> float:
     """A seat's dollars from its transcript usage row. The `cost_usd` priced at play time
-    wins, so a later price change does not rewrite old results; older rows are priced now."""
-    if row and "cost_usd" in row:
-        return float(row["cost_usd"])
-    return seat_cost_usd(label, Usage.from_json(row)) or 0.0
+    wins, so a later price change does not rewrite old results; older rows are priced now.
+    A `cost_usd` that is not a number from 0 to `MAX_RECORDED_USD` (negative, NaN,
+    infinite, a string) is not trusted: the row's tokens are priced now instead, so a
+    ledger read from transcripts never goes down and never becomes infinite."""
+    if isinstance(row, Mapping) and "cost_usd" in row:
+        cost = row["cost_usd"]
+        if isinstance(cost, int | float) and not isinstance(cost, bool) \
+                and 0 <= cost <= MAX_RECORDED_USD:  # (NaN fails both comparisons)
+            return float(cost)
+    usage = Usage.from_json(row if isinstance(row, Mapping) else None)
+    return seat_cost_usd(label, usage) or 0.0

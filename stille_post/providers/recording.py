@@ -181,6 +181,40 @@ def check_cassette(path: Path) -> None:
         return  # an empty file: vcrpy treats it as a cassette with no interactions
     if not isinstance(data, dict) or not isinstance(data.get("interactions", []), list):
         raise UsageError(f"{path}: not a cassette (no list of interactions)")
+    for n, entry in enumerate(data.get("interactions", []), start=1):
+        problem = _interaction_problem(entry)
+        if problem is not None:
+            raise UsageError(f"{path}: not a cassette (interaction {n}: {problem})")
+
+
+def _interaction_problem(entry: Any) -> str | None:
+    """What vcrpy would trip over in one recorded interaction (a KeyError or TypeError
+    deep in its loader, or at replay), or None: a request with its method, URI, body and
+    headers, a response with a status code, headers and a body."""
+    if not isinstance(entry, dict):
+        return "not a mapping"
+    request, response = entry.get("request"), entry.get("response")
+    if not isinstance(request, dict):
+        return "no request"
+    for key in ("method", "uri"):
+        if not isinstance(request.get(key), str):
+            return f"the request has no {key}"
+    if "body" not in request or not isinstance(request["body"], str | bytes | type(None)):
+        return "the request has no body (null for none)"
+    if not isinstance(request.get("headers"), dict):
+        return "the request has no headers"
+    if not isinstance(response, dict):
+        return "no response"
+    status = response.get("status")
+    if not isinstance(status, dict) or not isinstance(status.get("code"), int) \
+            or isinstance(status.get("code"), bool):
+        return "the response has no status code"
+    if not isinstance(response.get("headers"), dict):
+        return "the response has no headers"
+    body = response.get("body")
+    if not isinstance(body, dict) or not isinstance(body.get("string"), str | bytes):
+        return "the response has no body"
+    return None
 
 
 @contextmanager

@@ -166,6 +166,12 @@ def classify(exc: BaseException) -> Failure:
             # while parsing it. Once may be a glitch (a proxy cutting the body); retry.
             return Failure(f"the provider's answer could not be read ({bad}: "
                            f"{_short_message(found)[:120]})", None, True, kind="malformed")
+    unreadable = _unreadable_body(exc)
+    if unreadable is not None:
+        # The server did answer: a body nested too deep for the JSON parser, or a number
+        # no parser holds, is an unreadable reply (a re-ask), not a provider out of reach.
+        return Failure(f"the provider's answer could not be read ({unreadable})", None, True,
+                       kind="malformed")
     name = type(exc).__name__
     status = _status_of(exc)
     if status is not None:
@@ -182,6 +188,20 @@ def classify(exc: BaseException) -> Failure:
     if any(_in_chain(exc, n) for n in _TRANSPORT_NAMES):
         return Failure(f"the provider's answer was cut off ({name})", None, True)
     return Failure(f"{name}: {_short_message(exc)}", None, False)
+
+
+def _unreadable_body(exc: BaseException) -> str | None:
+    """Why the SDK could not read a body it was sent, when the exception says so: JSON
+    nested deeper than the parser recurses, an integer past Python's 4,300 digits, a
+    number out of range."""
+    if _in_chain(exc, "RecursionError"):
+        return "the JSON is nested too deeply"
+    if _in_chain(exc, "OverflowError"):
+        return "a number is out of range"
+    found = _find_in_chain(exc, "ValueError")
+    if found is not None and "integer string conversion" in str(found):
+        return "a number has too many digits"
+    return None
 
 
 def _short_message(exc: BaseException) -> str:

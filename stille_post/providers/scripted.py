@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stille_post.core.errors import ProviderError, ScenarioError
+from stille_post.core.usage import MAX_CALL_TOKENS, token_count
 from stille_post.providers.base import ChatRequest, Completion, ToolCall, Usage
 
 _KEYS = {"text", "tool", "tool_calls", "raw_arguments", "error", "usage", "finish_reason"}
@@ -47,15 +48,40 @@ def completion_from_script(entry: Mapping[str, Any] | str, *, model: str) -> Com
         name = calls[0].name if calls else "guess_model"
         calls = [ToolCall(name, {}, id="call_0",
                           malformed=f"arguments are not valid JSON: {entry['raw_arguments']!r}")]
-    u = entry.get("usage") or {}
     return Completion(
         text=str(entry.get("text") or ""),
         tool_calls=calls,
-        usage=Usage(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)),
-                    int(u.get("cached_input_tokens", 0))),
+        usage=_script_usage(entry.get("usage")),
         model=model,
         finish_reason=entry.get("finish_reason", "tool_calls" if calls else "stop"),
     )
+
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+def _script_usage(raw: Any) -> Usage:
+    """A script entry's `usage`: a mapping of whole token counts (core/usage.py's bounds
+    for one call), or nothing. A script is a file a person wrote: a bad count is refused
+    in one line, never clamped."""
+    if raw is None:
+        return Usage()
+    if not isinstance(raw, Mapping):
+        raise ScenarioError(f"usage must be a mapping of token counts, got a "
+                            f"{type(raw).__name__}")
+    unknown = sorted(str(k) for k in raw if k not in _USAGE_KEYS)
+    if unknown:
+        raise ScenarioError(f"usage has unknown keys {unknown}; it takes "
+                            f"{', '.join(_USAGE_KEYS)}")
+    counts = []
+    for key in _USAGE_KEYS:
+        value = raw.get(key, 0)
+        n = token_count(value)
+        if n is None:
+            raise ScenarioError(f"usage.{key} must be a whole number from 0 to "
+                                f"{MAX_CALL_TOKENS:,}, got {str(value)[:40]!r}")
+        counts.append(n)
+    return Usage(*counts)
 
 
 class ScriptedProvider:

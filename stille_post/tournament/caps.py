@@ -66,9 +66,11 @@ def caps_of(settings: TournamentSettings) -> Caps:
 
 def alias_of_label(label: str) -> str | None:
     """The registry alias a seat label spends under ("model:X" -> X; a plain
-    `PROVIDER:NAME` seat whose NAME is an alias of that provider -> NAME)."""
+    `PROVIDER:NAME` seat whose NAME is an alias of that provider -> NAME; an agent seat
+    "python:module:attr+MODEL" spends under its MODEL's)."""
     from stille_post.providers.models import active_models
 
+    label = label.rpartition("+")[2]
     kind, sep, rest = label.partition(":")
     if not sep:
         return None
@@ -126,7 +128,7 @@ def check_caps(config: TournamentConfig, caps: Caps, workers: int | None) -> Non
             if not has_price(label):
                 raise ConfigError(
                     f"a dollar cap needs a price for every model, and {label} has none: "
-                    "add `price = {{ input = ..., cached_input = ..., output = ... }}` (USD "
+                    "add `price = { input = ..., cached_input = ..., output = ... }` (USD "
                     "per 1M tokens) to its entry in models.toml")
 
 

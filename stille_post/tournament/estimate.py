@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from typing import Any
 
 from stille_post.core.rng import derive_rng, make_rng
 from stille_post.core.text import common_prefix
+from stille_post.core.usage import CHARS_PER_TOKEN, approx_tokens  # the one estimate
 from stille_post.games import get_game
 from stille_post.games.kit.setup import SetupContext, build_config
 from stille_post.players.base import Action, Decision, Player, PromptBook
@@ -45,7 +45,6 @@ from stille_post.providers.pricing import seat_cost_usd
 from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.limits import RateLimits
 
-CHARS_PER_TOKEN = 4.0
 CACHE_MIN_TOKENS = 1024
 SAMPLE_GAMES = 10  # games played to estimate (a bot game takes milliseconds)
 
@@ -81,10 +80,6 @@ def request_text(request: ChatRequest) -> str:
                              for c in m.tool_calls]} if m.tool_calls else {})}
          for m in request.messages],
     ], sort_keys=True, ensure_ascii=False)
-
-
-def approx_tokens(chars: int) -> int:
-    return math.ceil(chars / CHARS_PER_TOKEN) if chars else 0
 
 
 class MeasuringPlayer:

@@ -132,8 +132,11 @@ class GroupCommit:
                     continue
                 delay = self._first_at + COMMIT_SECONDS - time.monotonic()
                 if delay > 0 and not self._due.is_set() and not self._closing:
+                    # asyncio.timeout, not wait_for: 3.11's wait_for loses a cancel
+                    # (Ctrl-C) that arrives in the turn the group falls due.
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._due.wait(), delay)
+                        async with asyncio.timeout(delay):
+                            await self._due.wait()
                 await self._commit()
         except asyncio.CancelledError:
             # The loop is shutting down (Ctrl-C, an error): the games that finished are

@@ -26,6 +26,7 @@ from the file itself (`results.row_from_transcript`), so nothing is played twice
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -75,8 +76,30 @@ class IndexRow:
     def values(self) -> tuple[Any, ...]:
         return (self.id, self.idx, self.seed, self.status, self.reason, self.transcript,
                 json.dumps(self.players), json.dumps(self.placements), json.dumps(self.summary),
-                self.input_tokens,
-                self.output_tokens, self.dollars)
+                _stored_count(self.input_tokens), _stored_count(self.output_tokens),
+                _stored_dollars(self.dollars))
+
+
+# SQLite's INTEGER is 64-bit: a larger Python int raises OverflowError on insert, which
+# once ended a run and made its folder unreadable. Counts are read within bounds before
+# they get here (core/usage.py); this is the last guard, so no number can break a commit.
+_INT64_MAX = 2**63 - 1
+
+
+def _stored_count(value: Any) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return min(max(n, 0), _INT64_MAX)
+
+
+def _stored_dollars(value: Any) -> float:
+    try:
+        d = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return d if math.isfinite(d) and d > 0 else 0.0
 
 
 _COLUMNS = ("id", "idx", "seed", "status", "reason", "transcript", "players", "placements",

@@ -1,8 +1,10 @@
-"""The rich progress bar: games done and failed, ETA, tokens and dollars so far."""
+"""The rich progress bar: games done and failed, ETA, tokens and dollars so far; and the
+one line a run stopped by a signal ends with."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -86,3 +88,15 @@ class TournamentProgress:
                  tb: TracebackType | None) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+def stop_line(why: str, saved: int, planned: int, folder: Path, resume: str) -> str:
+    """After the first Ctrl-C (or SIGTERM, SIGHUP): why, what is saved, how to go on."""
+    games = f"{saved} of {planned} games saved" if saved >= 0 else "the finished games saved"
+    return f"{why}: {games} in {folder}; continue with: {resume}"
+
+
+def hard_stop_line(why: str, resume: str) -> str:
+    """After a second signal, which exits at once."""
+    return (f"{why} again: stopped at once; the games saved so far are kept; "
+            f"continue with: {resume}")

@@ -73,7 +73,7 @@ def _compute(folder: Path, results: Results, passes: int, seed: int, workers: in
                 table.append(g, clean)
             for seat, info in t.seats.items():
                 label = str(info.get("player", f"seat {seat}"))
-                row = ((t.result or {}).get("usage") or {}).get(str(seat))
+                row = t.usage_row(seat)
                 u = Usage.from_json(row)
                 tokens[label] += u.input_tokens + u.output_tokens
                 spend[label] += recorded_cost_usd(label, row)

@@ -27,6 +27,7 @@ from typing import Any
 
 from stille_post.core.errors import ConfigError
 from stille_post.core.transcript import Transcript
+from stille_post.core.usage import Usage
 from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.tournament.config import CONFIG_FILE, GameSpec, TournamentConfig
 from stille_post.tournament.index import INDEX_FILE, GameIndex, IndexRow
@@ -71,16 +72,21 @@ def row_from_transcript(folder: Path, spec_by_id: dict[str, tuple[int, int]],
     idx, seed = spec_by_id[game_id]
     result = t.result
     labels = {str(seat): str(info.get("player", "")) for seat, info in t.seats.items()}
-    usage = result.get("usage") or {}
+    raw_usage = result.get("usage")
+    # Read within bounds (core/usage.py): a count a server or a hand sent that is
+    # negative, not a number or past SQLite's INTEGER must not make the folder unreadable.
+    usage = {str(s): u for s, u in raw_usage.items() if isinstance(u, dict)} \
+        if isinstance(raw_usage, dict) else {}
+    counted = {s: Usage.from_json(u) for s, u in usage.items()}
     return IndexRow(
         id=game_id, idx=idx, seed=seed, status=str(result.get("status")),
         reason=result.get("reason"), transcript=f"{GAMES_DIR}/{path.name}",
         players=labels,
         placements={str(k): int(v) for k, v in (result.get("placements") or {}).items()},
         summary=dict(result.get("summary") or {}),
-        input_tokens=sum(int(u.get("input_tokens", 0)) for u in usage.values()),
-        output_tokens=sum(int(u.get("output_tokens", 0)) for u in usage.values()),
-        dollars=sum(recorded_cost_usd(labels.get(str(s), ""), u) for s, u in usage.items()),
+        input_tokens=sum(u.input_tokens for u in counted.values()),
+        output_tokens=sum(u.output_tokens for u in counted.values()),
+        dollars=sum(recorded_cost_usd(labels.get(s, ""), u) for s, u in usage.items()),
     )
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import shlex
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 
 from stille_post.core.errors import ConfigError, UsageError
 from stille_post.core.rng import make_rng
+from stille_post.core.stopping import STOP_REASONS, detach_output, is_hangup
 from stille_post.core.text import clean_text
 from stille_post.core.transcript import FSYNC_RESULTS, TranscriptWriter
 from stille_post.games import get_game
@@ -39,7 +41,7 @@ from stille_post.tournament.config import GameSpec, TournamentConfig
 from stille_post.tournament.groupcommit import GroupCommit
 from stille_post.tournament.index import GameIndex, IndexRow
 from stille_post.tournament.limits import RateLimits
-from stille_post.tournament.progress import TournamentProgress
+from stille_post.tournament.progress import TournamentProgress, hard_stop_line, stop_line
 from stille_post.tournament.results import (
     GAMES_DIR,
     IO_FAILURE,
@@ -94,8 +96,15 @@ async def run_tournament(
     run_settings: Mapping[str, Any] | None = None,
     workers: int = 1,
     caps: Caps | None = None,
+    stop_on_signals: bool = False,
+    resume_command: str | None = None,
 ) -> RunStats:
     """Play every game of `config`'s shard that `out` has not finished yet.
+
+    `stop_on_signals` (the CLI): the first Ctrl-C, SIGTERM or SIGHUP stops the run
+    within seconds, its finished games saved, and raises `RunInterrupted` (the stop
+    line names `resume_command`); a second one exits the process at once
+    (`_RunSignals`).
 
     `durable` syncs each group of finished transcripts (data and renames) before their
     rows are written: without it a power cut (not a process crash) could leave an indexed
@@ -116,11 +125,106 @@ async def run_tournament(
     if caps is not None:
         check_caps(config, caps, workers)
     validate(config, llm_factory)
-    with _quiet_gc():
-        return await _run(config, out, resume=resume, concurrency=concurrency, limits=limits,
-                          llm_factory=llm_factory, progress=progress, durable=durable,
-                          retry_aborted=retry_aborted, run_settings=run_settings,
-                          workers=workers, caps=caps)
+    signals = _RunSignals(out, resume_command) if stop_on_signals else None
+    if signals is not None:
+        signals.install()
+    try:
+        with _quiet_gc():
+            return await _run(config, out, resume=resume, concurrency=concurrency,
+                              limits=limits, llm_factory=llm_factory, progress=progress,
+                              durable=durable, retry_aborted=retry_aborted,
+                              run_settings=run_settings, workers=workers, caps=caps)
+    except asyncio.CancelledError:
+        if signals is None or signals.signum is None:
+            raise
+        raise signals.interrupted(len(config.shard_plan())) from None
+    finally:
+        if signals is not None:
+            signals.remove()
+
+
+class RunInterrupted(Exception):
+    """A run stopped by a signal, its finished games saved. `line` is the one line to
+    print: why, how many games are saved, and the command that continues the run."""
+
+    def __init__(self, signum: int, line: str) -> None:
+        super().__init__(line)
+        self.signum = signum
+        self.line = line
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum  # as a shell reports a process the signal ended
+
+
+class _RunSignals:
+    """Ctrl-C, SIGTERM and SIGHUP during a run.
+
+    The first cancels the run: worker processes are told to stop (SIGTERM; they ignore
+    the terminal's own signals, `_worker_process`) and given STOP_GRACE_S to commit the
+    games they finished, the cut games stay `.part` files for the resume, and the run
+    ends with `RunInterrupted`. The second exits the process at once: the workers are
+    killed and the line is printed with `os._exit`, as after a `kill -9`, which a resume
+    survives (tests/tournament/test_tour_resume.py)."""
+
+    def __init__(self, out: Path, resume_command: str | None) -> None:
+        self.out = out
+        self.resume = resume_command or resume_command_for(out)
+        self.signum: int | None = None
+        self._installed: list[int] = []
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        for signum in STOP_REASONS:
+            try:
+                loop.add_signal_handler(signum, self._signal, signum, task)
+            except (NotImplementedError, RuntimeError, ValueError):
+                continue  # not the main thread: the caller keeps its own handling
+            self._installed.append(signum)
+
+    def remove(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in self._installed:
+            loop.remove_signal_handler(signum)
+        self._installed.clear()
+
+    def _signal(self, signum: int, task: asyncio.Task[Any] | None) -> None:
+        if self.signum is not None:
+            self._hard_stop(signum)
+        self.signum = signum
+        if is_hangup(signum):
+            detach_output()
+        if task is not None:
+            task.cancel()
+
+    def _hard_stop(self, signum: int) -> None:
+        for p in list(_LIVE_WORKERS):
+            with suppress(Exception):
+                p.kill()
+        show_cursor = "\x1b[?25h" if os.isatty(2) else ""  # the progress bar hid it
+        line = hard_stop_line(STOP_REASONS[signum], self.resume)
+        with suppress(OSError):
+            os.write(2, f"{show_cursor}\n{line}\n".encode())
+        os._exit(128 + signum)
+
+    def interrupted(self, planned: int) -> RunInterrupted:
+        assert self.signum is not None
+        try:
+            index = GameIndex.open(self.out)
+            try:
+                saved = index.count()
+            finally:
+                index.close()
+        except Exception:  # the line still says how to go on
+            saved = -1
+        return RunInterrupted(self.signum, stop_line(STOP_REASONS[self.signum], saved,
+                                                     planned, self.out, self.resume))
+
+
+def resume_command_for(out: Path) -> str:
+    """The command that continues the run in `out` (the folder keeps every setting)."""
+    return f"stille-post tournament --resume --out {shlex.quote(str(out))}"
 
 
 # Young objects a run allocates before the cyclic collector looks at them (CPython's
@@ -316,8 +420,10 @@ async def _play_share(config: TournamentConfig, out: Path, index: GameIndex,
                     stats.skipped += 1
                     finished(kept.status != "completed", 0, 0.0)
                     continue
-                if budget is not None and not budget.may_start(spec):
-                    break  # a cap: no new game starts; the running ones finish
+                if budget is not None and not await budget.admit(spec):
+                    # A cap: no new game starts; the running ones finish. (`admit` waits
+                    # while a game's cost is unknown: games start one at a time then.)
+                    break
                 part: Path | None = None
                 try:
                     played = await _play_one(config, out, spec, factory)
@@ -387,18 +493,34 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
         procs = [ctx.Process(target=_worker_process, daemon=True,
                              args=(config, out, todo[k::workers], spec_by_id, factory,
                                    slots[k],
-                                   durable, retry_aborted, planned, queue, partial(join, k)))
+                                   durable, retry_aborted, planned, queue, partial(join, k),
+                                   k))
                  for k in range(workers)]
-        for p in procs:
-            p.start()
-        running = len(procs)
+        # Forked with the stop signals blocked: a worker inherits this loop's signal
+        # wake-up pipe, and a signal it took before resetting that would reach this
+        # process as if sent here (a Ctrl-C then read as two). Each worker resets and
+        # unblocks them first thing (_worker_process); here they wait, blocked, until
+        # the forks are done, and are then delivered.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            for p in procs:
+                p.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        _LIVE_WORKERS.update(procs)
+        messages = _QueueReader(queue)
+        running = set(range(len(procs)))
+        gone: dict[int, float] = {}
         try:
             while running:
-                msg = await asyncio.to_thread(queue.get)
+                msg = await messages.get(timeout=0.5)
+                if msg is None:  # quiet for a while: is every worker still there?
+                    _check_alive(procs, running, messages, errors, gone)
+                    continue
                 if msg[0] == "finished":
                     bar.games_finished(msg[1], failed=msg[2], tokens=msg[3], dollars=msg[4])
                 elif msg[0] == "done":
-                    running -= 1
+                    running.discard(msg[2])
                     share: RunStats = msg[1]
                     stats.skipped += share.skipped
                     stats.played += share.played
@@ -407,17 +529,109 @@ async def _run_processes(config: TournamentConfig, out: Path, todo: list[GameSpe
                     stats.dollars += share.dollars
                     stats.game_ids.extend(share.game_ids)
                 elif msg[0] == "error":
-                    running -= 1
+                    running.discard(msg[3])
                     errors.append((msg[1], msg[2]))
+        except asyncio.CancelledError:
+            # Ctrl-C or a signal (`_RunSignals`): each worker commits the games it has
+            # finished, closes its cut games as aborted `.part` files (replayed on
+            # resume) and exits; one that takes longer than STOP_GRACE_S is killed,
+            # which a resume also survives.
+            await _stop_workers(procs)
+            raise
         finally:
             for p in procs:
                 if errors or running:
                     p.terminate()
-                await asyncio.to_thread(p.join)
+            await _reap(procs)
+            _LIVE_WORKERS.difference_update(procs)
     if errors:
         kind, text = errors[0]
         raise UsageError(text) if kind == "usage" else RuntimeError(f"a worker failed: {text}")
     return stats
+
+
+_STOP_SIGNALS = set(STOP_REASONS)
+# Live worker processes of this process's run: the hard stop (a second Ctrl-C) kills them.
+_LIVE_WORKERS: set[Any] = set()
+# How long stopping workers may take to commit what they finished before they are killed.
+STOP_GRACE_S = 3.0
+
+
+class _QueueReader:
+    """The workers' messages, read by a daemon thread. Not `asyncio.to_thread`: a read
+    that never returns (the workers gone) would hold the default executor, and so the
+    interpreter's exit, for ever; a daemon thread is simply left behind."""
+
+    def __init__(self, queue: Any) -> None:
+        import threading
+
+        self._loop = asyncio.get_running_loop()
+        self._inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self._thread = threading.Thread(target=self._read, args=(queue,), daemon=True,
+                                        name="run-workers")
+        self._thread.start()
+
+    def _read(self, queue: Any) -> None:
+        while True:
+            try:
+                msg = queue.get()
+            except (EOFError, OSError):
+                return
+            try:
+                self._loop.call_soon_threadsafe(self._inbox.put_nowait, msg)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                return
+
+    async def get(self, timeout: float) -> Any:
+        """The next message, or None after `timeout` seconds. `asyncio.timeout`, not
+        `wait_for`: on Python 3.11, a cancel (Ctrl-C) that met a message in the same
+        turn of the loop was swallowed by `wait_for`, which returned the message."""
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._inbox.get()
+        except TimeoutError:
+            return None
+
+    def pending(self) -> bool:
+        return not self._inbox.empty()
+
+
+def _check_alive(procs: list[Any], running: set[int], messages: _QueueReader,
+                 errors: list[tuple[str, str]], gone: dict[int, float]) -> None:
+    """A worker that is gone without its last message (killed by the OOM killer, say)
+    is a failed run, not a wait for ever. Its last message may still be on its way when
+    its exit is seen: it is given a second before it counts as lost."""
+    if messages.pending():
+        return
+    now = time.monotonic()
+    for k in sorted(running):
+        code = procs[k].exitcode
+        if code is None:
+            continue
+        if now - gone.setdefault(k, now) >= 1.0:
+            running.discard(k)
+            errors.append(("other", f"worker {k + 1} ended without reporting "
+                                    f"(exit code {code})"))
+
+
+async def _stop_workers(procs: list[Any]) -> None:
+    for p in procs:
+        if p.exitcode is None:
+            p.terminate()  # SIGTERM: the worker stops its games (_worker_process)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while time.monotonic() < deadline and any(p.exitcode is None for p in procs):
+        await asyncio.sleep(0.02)
+    for p in procs:
+        if p.exitcode is None:
+            p.kill()
+
+
+async def _reap(procs: list[Any]) -> None:
+    """Wait for the workers to end, without a thread (see _QueueReader)."""
+    while any(p.exitcode is None for p in procs):
+        await asyncio.sleep(0.01)
+    for p in procs:
+        p.join()
 
 
 def _die_with_parent() -> None:
@@ -471,8 +685,22 @@ class _Finished:
 def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
                     spec_by_id: dict[str, tuple[int, int]], factory: LLMFactory | None,
                     concurrency: int, durable: bool, retry_aborted: bool, planned: int,
-                    queue: Any, count_calls_here: Callable[[], None]) -> None:
-    """One forked worker: a fresh event loop over its share of the games."""
+                    queue: Any, count_calls_here: Callable[[], None], k: int = 0) -> None:
+    """One forked worker: a fresh event loop over its share of the games.
+
+    Signals: Ctrl-C and a closed terminal reach the whole process group, and only the
+    parent decides what they mean (`_RunSignals`): a worker ignores them. It stops when
+    the parent sends SIGTERM: its games are cancelled (their `.part` files closed as
+    aborted), the finished ones committed, and it exits."""
+    # The parent's event loop has the signals write to its wake-up pipe, and the fork
+    # shares that pipe: a signal here would look like a second one there. They arrive
+    # blocked (_run_processes) until this is undone.
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     _die_with_parent()
     count_calls_here()
     # Forked from inside the parent's running loop: this thread still looks like it is
@@ -482,6 +710,9 @@ def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
     report = _Finished(queue)
 
     async def main() -> RunStats:
+        task = asyncio.current_task()
+        if task is not None:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
         share = RunStats(planned=len(todo), skipped=0)
         token = FSYNC_RESULTS.set(False)
         index = GameIndex.open(out)
@@ -498,11 +729,13 @@ def _worker_process(config: TournamentConfig, out: Path, todo: list[GameSpec],
         return share
 
     try:
-        queue.put(("done", asyncio.run(main())))
+        queue.put(("done", asyncio.run(main()), k))
     except UsageError as exc:
-        queue.put(("error", "usage", str(exc)))
+        queue.put(("error", "usage", str(exc), k))
+    except asyncio.CancelledError:  # stopped by the parent, which is not listening
+        pass
     except BaseException as exc:  # reported to the parent, which raises it
-        queue.put(("error", "other", f"{type(exc).__name__}: {exc}"))
+        queue.put(("error", "other", f"{type(exc).__name__}: {exc}", k))
 
 
 def validate(config: TournamentConfig, llm_factory: LLMFactory | None) -> None:
@@ -581,4 +814,4 @@ def _index_row(out: Path, spec: GameSpec, run: GameRun) -> IndexRow:
     )
 
 
-__all__ = ["GameIndex", "RunStats", "run_tournament"]
+__all__ = ["GameIndex", "RunInterrupted", "RunStats", "resume_command_for", "run_tournament"]

@@ -91,7 +91,7 @@ TABLES = ("roles", "options", "rate_limits", "max_in_flight")
 # The rest only change how fast and where they are played.
 # The caps are "how" too: `--resume` with a higher cap continues the same tournament.
 RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
-              "budget_usd", "max_tokens", "hard_cap")
+              "budget_usd", "max_tokens", "hard_cap", "isolate_agents")
 
 
 @known_model
@@ -167,6 +167,10 @@ class TournamentSettings(BaseModel):
     hard_cap: Annotated[bool, Flag(
         ("--hard-cap/--no-hard-cap",), "cut running games at the cap (recorded as aborted, "
         "reason budget) instead of letting them finish [default: no-hard-cap]", bool)] = False
+    isolate_agents: Annotated[bool, Flag(
+        ("--isolate-agents/--no-isolate-agents",), "run each agent seat (agent:, python:) in "
+        "a process of its own, without the games' memory, the API keys or the run's files "
+        "(docs/agents.md) [default: no-isolate-agents]", bool)] = False
     out: Annotated[PathField | None, Flag(
         ("--out",), "results folder (default: runs/tournaments/GAME-seedS)", Path)] = None
 

@@ -79,21 +79,20 @@ def placement_rows(transcript: Transcript) -> list[dict[str, Any]]:
     result = transcript.result or {}
     placements: Mapping[str, Any] = result.get("placements") or {}
     summary = transcript.summary
-    usage: Mapping[str, Any] = result.get("usage") or {}
     seats = transcript.seats
     rows = []
     for key, place in placements.items():
         seat = int(key)
         info = seats.get(seat, {})
-        tokens = usage.get(key) or {}
+        tokens = transcript.usage(seat)
         rows.append({
             "seat": seat,
             "place": place,
             "model": str(info.get("model", "")),
             "player": str(info.get("player", "")),
             "outcome": outcome(seat, summary),
-            "input_tokens": int(tokens.get("input_tokens", 0)),
-            "output_tokens": int(tokens.get("output_tokens", 0)),
+            "input_tokens": tokens.input_tokens,
+            "output_tokens": tokens.output_tokens,
         })
     rows.sort(key=lambda r: (r["place"], r["seat"]))
     return rows

@@ -6,11 +6,16 @@
 
 The games are all four (Stille Post, Chameleon, Connections, Elimination), their
 OpenAI-compatible seats with a password and a query key in the URL; then the new surface
-of issue 27 (tests/chaos/surface.py): damaged import logs, config files and scripts.
+of issue 27 (tests/chaos/surface.py): damaged import logs, config files and scripts; then
+the money (issue 36, tests/chaos/money.py): capped runs against a server that lies about
+its usage (`--money N` runs); then signals (tests/chaos/signals.py): SIGHUP, SIGTERM and
+SIGINT during `play` with a person seated and during tournaments, each run checked for
+valid transcripts and lost games.
 
 Exit code 0 only when every figure is as the issue demands: every game completed or
 cleanly aborted, 0 crashes, 0 lost games, 0 leaked keys (log lines included), 0 hangs,
-0 internal errors and 0 escaped exceptions in the fuzz.
+0 internal errors and 0 escaped exceptions in the fuzz; and for the money, 0 negative
+ledgers, 0 unreadable folders, 0 overshoots past the bounds, 0 unwarned runs.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from pathlib import Path
 
 from tests.chaos.fuzz import KINDS, FuzzFigures, fuzz_completions, fuzz_games
 from tests.chaos.harness import GameFigures, play_chaos_games
+from tests.chaos.money import report_money, run_money
+from tests.chaos.signals import report_signals, run_signals
 from tests.chaos.surface import report_surface, run_surface
 
 
@@ -85,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="damaged tournament.toml and models.toml pairs (default 200)")
     ap.add_argument("--scripts", type=int, default=200,
                     help="damaged script: files and YAML bombs (default 200)")
+    ap.add_argument("--money", type=int, default=12,
+                    help="capped runs against lying usage (issue 36; default 12)")
+    ap.add_argument("--signals", type=int, default=1,
+                    help="rounds of SIGHUP, SIGTERM and SIGINT against play (a person seated) "
+                         "and against tournaments (default 1; 0: none)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="keep the transcripts here")
     args = ap.parse_args(argv)
@@ -113,6 +125,21 @@ def main(argv: list[str] | None = None) -> int:
             ok = ok and s.ok
             crashes, leaks, lost, hangs = (crashes + s.crashes, leaks + s.leaks,
                                            lost + s.lost, hangs + s.hangs)
+    if args.money:
+        money = run_money(args.seed, args.money)
+        print(report_money(money), flush=True)
+        for example in money.examples[:5]:
+            print(f"    {example}")
+        ok = ok and money.ok
+        crashes += money.crashes
+    if args.signals:
+        sig = run_signals(args.signals, args.seed)
+        print(report_signals(sig), flush=True)
+        for example in sig.examples[:5]:
+            print(f"    {example}")
+        ok = ok and sig.ok
+        lost, hangs = lost + sig.lost + sig.invalid, hangs + sig.hangs
+        crashes += sig.tracebacks
     print(f"all: crashes {crashes}, leaks {leaks}, lost games {lost}, hangs {hangs}")
     print(f"{'PASS' if ok else 'FAIL'} in {time.monotonic() - t0:.0f} s "
           f"(seed {args.seed}; lost games {games.lost})")

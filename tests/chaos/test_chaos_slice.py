@@ -53,3 +53,15 @@ def test_the_new_surface_never_crashes_leaks_loses_or_hangs() -> None:
     """Issue 27: damaged import logs, config files and scripts (seeded), each bounded."""
     for name, f in run_surface(5, imports=4, configs=8, scripts=10):
         assert f.tried > 0 and f.ok, (name, f.examples)
+
+
+@LOOPBACK
+def test_capped_runs_against_lying_usage_keep_the_ledger_and_the_bounds() -> None:
+    """Issue 36: a soft and a hard capped run, 8 games at once, against a server whose
+    replies lie about their usage (tests/chaos/money.py)."""
+    from tests.chaos.money import run_money
+
+    m = run_money(seed=2, runs=2)
+    assert m.runs == 2 and m.soft == 1 and m.hard == 1 and m.lies > 0
+    assert m.ok, m.examples
+    assert m.ledger > 0 and m.billed > 0

@@ -102,12 +102,27 @@ def test_damaged_game_is_a_named_skip(logs: Path, tmp_path: Path, name: str) -> 
         assert dict(stats.skipped) == {reason: 1}, stats.skips
 
 
-def test_stray_lines_are_counted(tmp_path: Path) -> None:
+def test_stray_lines_are_counted(logs: Path, tmp_path: Path) -> None:
+    """Damaged lines of no game in a log (a file with a game's lines) are counted..."""
+    src = tmp_path / "g.jsonl"
+    src.write_bytes(b"not json at all\n\xff\xfe\n[1]\n")
+    with src.open("a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(line) + "\n" for line in _game(logs))
+    stats = import_logs([src], tmp_path / "out")
+    assert stats.read == 1 and stats.imported == 1 and not stats.not_logs
+    assert dict(stats.stray_lines) == {"malformed line": 2, "non-UTF-8 bytes": 1}
+
+
+def test_a_file_of_no_game_is_not_a_log_and_nothing_is_written(tmp_path: Path) -> None:
+    """...but a file in which no line is a game's is named as not a log, whatever its
+    lines are, and the folder is not made."""
     src = tmp_path / "g.jsonl"
     src.write_bytes(b"not json at all\n\xff\xfe\n[1]\n")
     stats = import_logs([src], tmp_path / "out")
-    assert stats.read == 0 and dict(stats.stray_lines) == {
-        "malformed line": 2, "non-UTF-8 bytes": 1}
+    assert stats.read == 0 and not stats.stray_lines
+    assert stats.not_logs == [{"file": str(src), "why": "not UTF-8 text: binary, or UTF-16",
+                               "named": True}]
+    assert not (tmp_path / "out").exists()
 
 
 def test_game_split_across_files(logs: Path, tmp_path: Path, read_jsonl: Any) -> None:

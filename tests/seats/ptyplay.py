@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 PROMPT = re.compile(r"> $")
 
@@ -69,6 +70,70 @@ def run(args: list[str], answer: Callable[[str, Session], str | None], *,
         session.status = os.waitstatus_to_exitcode(status)
         os.close(fd)
     return session
+
+
+class Pty:
+    """`stille-post ARGS` on a pseudo-terminal, its screen read as it comes."""
+
+    def __init__(self, args: list[str], *, cwd: str | Path) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the CLI, with the pty as its controlling terminal
+            os.chdir(cwd)
+            os.environ["COLUMNS"] = "120"
+            os.execv(sys.executable, [sys.executable, "-c",
+                                      "from stille_post.cli import main; main()", *args])
+        self.screen = ""
+        self.status: int | None = None
+
+    def read(self, until: float) -> bool:
+        """Read what is ready until `until` (monotonic); False once the pty is closed."""
+        while self.fd >= 0 and time.monotonic() < until:
+            ready, _, _ = select.select([self.fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self.screen += chunk.decode("utf-8", "replace")
+        return True
+
+    def wait_for(self, pattern: str, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not re.search(pattern, self.screen):
+            if time.monotonic() > deadline or not self.read(time.monotonic() + 0.1):
+                self.kill()
+                raise AssertionError(f"never showed {pattern!r}:\n{self.screen[-2000:]}")
+
+    def exit_code(self, timeout_s: float = 20.0) -> int:
+        """Wait for the process (reading its screen meanwhile, so it never blocks on
+        a full pty); fails if it takes longer than `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.status = os.waitstatus_to_exitcode(status)
+                self.read(time.monotonic() + 0.2)
+                self.close()
+                return self.status
+            if not self.read(time.monotonic() + 0.05):
+                time.sleep(0.05)
+        self.kill()
+        raise AssertionError(f"still running after {timeout_s} s:\n{self.screen[-2000:]}")
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def kill(self) -> None:
+        if self.status is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.status = -9
+        self.close()
 
 
 def last(pattern: str, text: str) -> re.Match[str] | None:

@@ -74,9 +74,9 @@ class Person:
         if "not accepted" in tail.rsplit(">>>", 1)[-1]:
             self.rejected = tail.count("not accepted")
         if prompt.startswith("player number"):
-            choices = last(r"Choose a player: ([\d, ]+)", text)
+            choices = last(r"Choose a player: (" + _SEAT_LIST + ")", text)
             assert choices, tail
-            return choices.group(1).split(",")[0].strip()
+            return re.findall(r"\d+", choices.group(1))[0]
         if prompt.startswith("choice number"):
             return "0" if "0. no tool" in tail else "1"
         if prompt.lstrip().startswith(("target", "player_id")):
@@ -119,10 +119,14 @@ def _common_words() -> list[str]:
     return [w for w in wordfreq.top_n_list("en", 3000) if w.isalpha() and len(w) >= 4]
 
 
+# A list of seats as the terminal prints it: "1, 2 (you), 3".
+_SEAT_LIST = r"\d+(?: \(you\))?(?:, \d+(?: \(you\))?)*"
+
+
 def _players(text: str) -> list[str]:
-    found = last(r"players: ([\d, ]+)", text)
+    found = last(r"players: (" + _SEAT_LIST + ")", text)
     assert found, text[-1500:]
-    return [p.strip() for p in found.group(1).split(",") if p.strip()]
+    return re.findall(r"\d+", found.group(1))
 
 
 # The Chameleon's whole game is played by test_invalid_input_is_explained_and_asked_again.
@@ -190,9 +194,11 @@ def test_ctrl_c_ends_the_game_as_aborted_with_a_valid_transcript(tmp_path: Path)
                    "--out", str(out)], lambda text, s: None)
     assert session.status == 1, session.output[-2000:]
     assert "Traceback" not in session.output
-    assert re.search(r"game aborted: Player 1 \(human\) left the game: Ctrl-C", session.output)
+    assert re.search(r"game aborted: Player 1 \(human\) left the game: interrupted \(Ctrl-C\)",
+                     session.output)
     header, events, result = _events(out)
-    assert result["status"] == "aborted" and "Ctrl-C" in result["reason"]
+    assert result["status"] == "aborted"
+    assert result["reason"] == "Player 1 (human) left the game: interrupted (Ctrl-C)"
     assert header["seats"]["1"]["player"] == "human"
     assert events and all("seq" in e for e in events)
 
@@ -294,3 +300,31 @@ def test_only_seats_that_take_time_are_watched() -> None:
     assert seated[3] is not model and seated[3].name == "openai:m"
     assert seated[3].provider == "the provider"  # type: ignore[attr-defined]
     assert HumanHost().watched({3: model}) == {3: model}  # type: ignore[dict-item]
+
+
+def test_the_persons_own_seat_is_marked_in_every_list_of_players() -> None:
+    """A vote for yourself is legal in some games: the list shows your seat, marked, so
+    it is never chosen by mistake (as the web page marks it)."""
+    import asyncio
+    import io
+
+    from stille_post.players.forms import Choice, Form
+    from stille_post.players.humans import TerminalSeat
+
+    vote = Form(seat=2, kind="vote", instruction="Vote.", message="required", choices=(),
+                tool_required=False, seats=(1, 2, 3), seat_answer=True, word_limit=None)
+    out = io.StringIO()
+    seat = TerminalSeat(out=out, inp=io.StringIO("3\n"))
+    assert asyncio.run(seat._message(vote)) == "3"
+    assert "Choose a player: 1, 2 (you), 3\n" in out.getvalue()
+
+    from stille_post.players.forms import Argument
+    target = Argument(name="target", kind="seat", description="", required=True)
+    form = Form(seat=1, kind="vote", instruction="Vote.", message="none",
+                choices=(Choice(number=1, tool="vote", description="vote", arguments=(target,)),),
+                tool_required=True, seats=(1, 2), seat_answer=False, word_limit=None)
+    out = io.StringIO()
+    seat = TerminalSeat(out=out, inp=io.StringIO("2\n"))
+    choice, arguments = asyncio.run(seat._tool(form))
+    assert choice is not None and choice.tool == "vote" and arguments == {"target": 2}
+    assert "players: 1 (you), 2" in out.getvalue()

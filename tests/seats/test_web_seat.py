@@ -4,6 +4,7 @@ through the page in headless Chromium, with the same validation as the terminal.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -22,10 +23,16 @@ pytestmark = [pytest.mark.heavy,
               pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$", r"localhost$", r"::1$"])]
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def _start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    # the repository on the path: a seat may be an agent of tests/ (python:tests....)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
     proc = subprocess.Popen(
         [sys.executable, "-c", "from stille_post.cli import main; main()", "play", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
     assert proc.stderr is not None
     line = proc.stderr.readline()
     found = re.search(r"web seat: open (http://127\.0\.0\.1:\d+/t/[\w-]+/)", line)
@@ -45,7 +52,9 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
     from selenium.webdriver.support.ui import Select
 
     out = tmp_path / "game.jsonl"
-    proc, url = _start(tmp_path, "chameleon", "--players", "web,bot,bot,bot", "--seed", "3",
+    # Player 2 thinks 1.5 s per answer (a slow model): the page says whom it waits for.
+    proc, url = _start(tmp_path, "chameleon", "--players",
+                       "web,python:tests.seats.bad_agents:Slow,bot,bot", "--seed", "3",
                        "--port", "0", "--out", str(out))
     try:
         # Bound to 127.0.0.1 with a token: another token is a 404.
@@ -58,6 +67,7 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
         browser.get(url)
         refused = False
         voted_with_marks = False
+        waited_for: set[str] = set()
         answered = 0
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -65,6 +75,7 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
             if status.get_attribute("data-over") == "1" and not _visible(browser, "form"):
                 break
             if not _visible(browser, "form"):
+                waited_for.add(browser.find_element(By.ID, "waiting").text)
                 time.sleep(0.05)
                 continue
             instruction = browser.find_element(By.ID, "instruction").text
@@ -107,6 +118,11 @@ def test_a_person_plays_chameleon_to_the_end_in_the_browser(browser: Any, tmp_pa
         waiting = browser.find_element(By.ID, "waiting").text
         assert waiting.startswith(("The game is over", "The game has ended")), waiting
         assert voted_with_marks
+        # Only the slow seat is ever named: bots answer at once, and the page never
+        # waits for itself.
+        assert "Waiting for Player 2…" in waited_for, waited_for
+        named = {w for w in waited_for if re.search(r"Player [134]", w)}
+        assert not named, waited_for
         # Text from the game goes in inert: a direction override is shown as its escape.
         assert browser.execute_script(
             "return window.StillePostSeat.inert('bot:\\u202elivE\\u0007 ok\\n')") \

@@ -134,9 +134,10 @@ for what, line in _HOSTILE_LINES.items():
          files={"g.jsonl": _log_with(line)})
 case("import: a game id with path characters", *IMP, "{d}/g.jsonl", "--out", "{d}/o", code=0,
      files={"g.jsonl": LOG.read_text(encoding="utf-8").replace(GID, "../../etc/passwd")})
-case("import: an empty file", *IMP, "{d}/g.jsonl", "--out", "{d}/o", code=0,
+# A file with no game at all is not a log: one line naming it, exit 2 (issue 36).
+case("import: an empty file", *IMP, "{d}/g.jsonl", "--out", "{d}/o", says="(empty)",
      files={"g.jsonl": b""})
-case("import: only blank lines", *IMP, "{d}/g.jsonl", "--out", "{d}/o", code=0,
+case("import: only blank lines", *IMP, "{d}/g.jsonl", "--out", "{d}/o", says="(empty)",
      files={"g.jsonl": b"\n\n   \n"})
 case("import: the same file twice", *IMP, "{d}/g.jsonl", "{d}/g.jsonl", "--out", "{d}/o",
      code=0, files={"g.jsonl": LOG.read_text(encoding="utf-8")})

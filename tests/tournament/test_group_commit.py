@@ -210,3 +210,40 @@ def test_the_writer_makes_a_missing_folder_and_writes_lf_lines(tmp_path: Path) -
     data = path.read_bytes()
     assert data.count(b"\n") == 2 and b"\r" not in data and "Grüße".encode() in data
     assert Transcript.load(path).complete
+
+
+def test_a_cancel_that_meets_the_due_group_is_not_swallowed(tmp_path: Path) -> None:
+    """The committer waits for its group to be due with a timeout. Python 3.11's
+    `asyncio.wait_for` returns the inner result when a cancel arrives in the same loop
+    turn as the inner wait's wake-up, and the cancel is lost: a Ctrl-C then left the
+    committer running for ever. Cancelled exactly so, it must end cancelled, with the
+    waiting game committed."""
+    from types import SimpleNamespace
+
+    class Index:
+        def __init__(self) -> None:
+            self.rows: list[object] = []
+
+        def check_new(self, row: object) -> None:
+            pass
+
+        def add_many(self, rows: list[object]) -> None:
+            self.rows.extend(rows)
+
+    async def scenario() -> tuple[bool, list[object]]:
+        index = Index()
+        commit = groupcommit.GroupCommit(index, tmp_path, durable=False)  # type: ignore[arg-type]
+        commit._committed_at = groupcommit.time.monotonic()  # not due at once: it waits
+        commit.start()
+        await commit.add(SimpleNamespace(id="g1", idx=1), None, tmp_path / "g1.jsonl")  # type: ignore[arg-type]
+        for _ in range(3):
+            await asyncio.sleep(0)  # the committer is in its timed wait for the group
+        assert commit._task is not None and index.rows == []
+        commit._due.set()  # the wait wakes up...
+        commit._task.cancel()  # ...in the turn the cancel arrives
+        done, _ = await asyncio.wait({commit._task}, timeout=2)
+        return bool(done) and commit._task.cancelled(), index.rows
+
+    cancelled, rows = asyncio.run(scenario())
+    assert cancelled, "the committer swallowed the cancel and kept running"
+    assert [r.id for r in rows] == ["g1"]  # type: ignore[attr-defined]

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from stille_post.core.transcript import Transcript
+from stille_post.core.usage import Usage
 from stille_post.games.chameleon.rules import (
     FAIL,
     IDENTIFIED_LOSS,
@@ -107,10 +108,9 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
             points.add(mark, labels.get(chameleon, "?"), valid, outcome == IDENTIFIED_WIN)
         matchups[key].add(outcome, valid, identified)
         fail_seat = (summary.get("fail") or {}).get("seat")
-        usage = t.result.get("usage") or {}
         for seat, label in labels.items():
             _count_seat(players[label], seat == chameleon, outcome, valid, identified,
-                        fail_seat == seat, usage.get(str(seat)) or {})
+                        fail_seat == seat, t.usage(seat))
     result = overall.rates()
     theory_rows = points.rows()
     result.update(
@@ -133,11 +133,11 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
 
 
 def _count_seat(c: Counter[str], is_chameleon: bool, outcome: str, valid: bool,
-                identified: bool, caused_fail: bool, usage: dict[str, Any]) -> None:
+                identified: bool, caused_fail: bool, usage: Usage) -> None:
     c["games"] += 1
     c["fails_caused"] += caused_fail
-    c["input_tokens"] += int(usage.get("input_tokens", 0))
-    c["output_tokens"] += int(usage.get("output_tokens", 0))
+    c["input_tokens"] += usage.input_tokens
+    c["output_tokens"] += usage.output_tokens
     if not valid:
         return
     c["valid"] += 1

@@ -52,4 +52,6 @@ def repair_field(description: str = "corrective re-asks for an unusable reply", 
 
 def timeout_field(description: str = "a player's answer deadline", *,
                      default: float = 300.0) -> Any:
-    return Field(default, gt=0, description=description)
+    # Finite: infinity would be written to the transcript's header as `Infinity`, which
+    # is not JSON, and "no deadline" is a large number of seconds.
+    return Field(default, gt=0, allow_inf_nan=False, description=description)

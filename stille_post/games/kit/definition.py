@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from stille_post.core.errors import UnknownPlayerError, UsageError
 from stille_post.core.rng import Rng, derive_rng
 from stille_post.games.kit.data import DataFile, DataLedger
-from stille_post.games.kit.table import Table, default_repair_text
+from stille_post.games.kit.table import DECISION_EVENT, Table, default_repair_text
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.specs import SeatSpec, parse_seat_spec
 
@@ -47,6 +47,13 @@ class EventKind:
     generic: Generic
     text_key: str = "text"  # the data key holding the words to show
     help: str = ""
+
+
+# Event types the kit itself writes for every game, declared here once (a game's own
+# vocabulary names its own types, and may name these too).
+KIT_EVENTS: Mapping[str, EventKind] = {
+    DECISION_EVENT: EventKind("silent", help="one decision's replies and their fate (log only)"),
+}
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,9 @@ class GameDefinition:
     # seat whose answer stayed unusable ((seat, reason) -> text); None: the kit's own.
     repair_text: Callable[[str], str] | None = None
     invalid_text: Callable[[int, str], str] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", {**KIT_EVENTS, **self.events})
 
     @property
     def bot_names(self) -> tuple[str, ...]:

@@ -49,13 +49,31 @@ def parse_assignments(items: Sequence[str] | None, what: str) -> dict[str, str]:
     return out
 
 
+MAX_SET_DEPTH = 32  # no option nests deeper; deeper JSON only exhausts recursion later
+
+
 def parse_set_value(text: str) -> Any:
     """A `--set` value: JSON when it parses as JSON ({"1": "gpt-5"}, [1, 2], 3, true),
-    else the plain string; pydantic then checks it against the field's type."""
+    else the plain string; pydantic then checks it against the field's type. JSON nested
+    more than `MAX_SET_DEPTH` deep is refused in one line (`ConfigError`)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
+    except RecursionError:
+        raise ConfigError(f"--set: a value is nested more than {MAX_SET_DEPTH} levels "
+                          "deep") from None
     except ValueError:
         return text
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:  # iterative: the check itself must not recurse
+        v, depth = stack.pop()
+        if depth > MAX_SET_DEPTH:
+            raise ConfigError(f"--set: a value is nested more than {MAX_SET_DEPTH} levels "
+                              "deep")
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return value
 
 
 def build_config(definition: GameDefinition, options: Mapping[str, Any],

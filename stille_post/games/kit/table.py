@@ -10,6 +10,15 @@ two ways an engine asks for decisions.
 Private sub-conversations that run at the same time (the Elimination Game's pair
 chats) are `Channel`s (channels.py): each buffers its events, and the table merges them
 into the log in a fixed order, so a replay is byte-identical.
+
+Every ask ends in a `decision` record: a log-only event (no player sees it) with the
+decision's kind, each reply the seat gave (text, tool calls with their arguments, the
+model's name, tokens, opaque provider data), the error kind and reason of each refused
+reply, and, when no usable answer came, the forfeit's kind and the failure. It is written
+for every seat, whatever plays it, where the ask's notices are (in seat order after an
+`ask_all`, in the channel's place after a channel), so a transcript holds every answer a
+game was given: `stille_post/export` re-plays a game from its header and these records
+and renders each decision's prompt through the game's own PromptBook (docs/data.md).
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from stille_post.games.kit.adherence import (
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
 from stille_post.players.generation import GenerationConfig
-from stille_post.providers.base import Tool, Usage
+from stille_post.providers.base import Tool, ToolCall, Usage
 
 T = TypeVar("T")
 
@@ -68,6 +77,38 @@ class Observe(Protocol):
 
 def default_repair_text(reason: str) -> str:
     return f"Your reply could not be used: {reason}. Please answer again."
+
+
+# The record of every ask (see the module docstring): its event type, seen by no player.
+DECISION_EVENT = "decision"
+_LOG_ONLY = Visibility.log_only()
+
+
+def call_json(call: ToolCall) -> dict[str, Any]:
+    """One tool call of a reply, as the decision record keeps it (unset fields left out)."""
+    out: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+    if call.id is not None:
+        out["id"] = call.id
+    if call.malformed is not None:
+        out["malformed"] = call.malformed
+    if call.provider_data:
+        out["provider_data"] = call.provider_data
+    return out
+
+
+def reply_json(action: Action) -> dict[str, Any]:
+    """One reply, as the decision record keeps it: everything `Action` carries, so the
+    reply can be handed back to the game unchanged (`export/replay.py`)."""
+    out: dict[str, Any] = {"text": action.text}
+    if action.tool_calls:
+        out["tool_calls"] = [call_json(c) for c in action.tool_calls]
+    if action.model is not None:
+        out["model"] = action.model
+    if action.usage is not None:
+        out["usage"] = action.usage.to_json()
+    if action.provider_data:
+        out["provider_data"] = action.provider_data
+    return out
 
 
 class Table:
@@ -143,8 +184,17 @@ class Table:
                             repair, generation, check=validate)
 
         errors: list[str] = []  # the kind of each refused reply (kit/adherence.py)
+        replies: list[dict[str, Any]] = []  # each reply, for the decision record
 
         def checked(action: Action) -> T:
+            replies.append(reply_json(action))
+            try:
+                return judged(action)
+            except ParseError as exc:
+                replies[-1].update(error=errors[-1], reason=exc.reason)
+                raise
+
+        def judged(action: Action) -> T:
             written = None if action.tool_calls else call_in_text(action.text)
             if written is not None:
                 # A call written as text (kit/adherence.py `call_in_text`) is met half-way
@@ -177,6 +227,11 @@ class Table:
             forfeited = errors[-1] if answer.failure.startswith("invalid reply") and errors \
                 else "no_answer"
         self.adherence.record(seat, errors, forfeited)
+        record: dict[str, Any] = {"decision": kind, "attempts": replies}
+        if forfeited is not None:
+            # "no_answer": one more ask got no reply at all (the failure says why).
+            record.update(forfeited=forfeited, failure=answer.failure)
+        answer.pending.append(Pending(DECISION_EVENT, _LOG_ONLY, record, actor=seat))
         if flush:
             self.flush(answer, channel)
             if on_failure == "void":

@@ -72,7 +72,12 @@ def llm_identities(
     pins = dict(pinned)
     added: list[RosterModel] = []
     for seat, spec in enumerate(specs, start=1):
-        if not spec.is_llm or seat in pins or spec.model is None:
+        if not spec.is_llm or spec.model is None:
+            continue
+        # A seat pinned to its own off-roster model is that model joining, as when it
+        # is not pinned: set-up then accepts its own header's config (the data export
+        # re-plays a game from it).
+        if seat in pins and not (pins[seat] == spec.model and roster.find(spec.model) is None):
             continue
         name, kind = spec.model, spec.provider
         if kind == "inspect":  # inspect:openai/gpt-5-mini is the roster's gpt-5-mini

@@ -56,7 +56,7 @@ def compute_metrics(transcripts: Iterable[Transcript]) -> dict[str, Any]:
         for seat, who in label.items():
             c[who]["games"] += 1
             c[who]["survived"] += seat in survivors
-            row = (result.get("usage") or {}).get(str(seat))
+            row = t.usage_row(seat)
             usage = Usage.from_json(row)
             c[who]["input_tokens"] += usage.input_tokens
             c[who]["output_tokens"] += usage.output_tokens
