@@ -32,9 +32,12 @@ does, not a turn of the event loop:
   time a caller takes between two steps is not the game's, so no answer deadline
   (kit/deadlines.py) fires because of it, neither on the caller's seats nor on an
   opponent whose answer is still on its way; an opponent's own slowness still counts.
-- Seats asked at the same moment (`ask_all`, parallel channels) are all pending
-  together; `pending` lists them in seat order. None sees another's answer before all
-  have answered, because the table emits the answers only when every seat has one.
+- In the parallel environment, seats asked at the same moment (`ask_all`, parallel
+  channels) are all pending together; `pending` lists them in seat order. None sees
+  another's answer before all have answered, because the table emits the answers only
+  when every seat has one.
+- A bot's answer handed back unchanged is recorded as the bot's (the decision record
+  names no model, as the CLI's does); the caller's own replies name the model `env`.
 - `close()` (also run when an environment is reset midway, closed or garbage-collected)
   cancels the game, runs the loop until the task is gone, closes the opponents'
   connections and removes an unfinished transcript; `close_loop` then ends the loop.
