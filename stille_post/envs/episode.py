@@ -470,6 +470,7 @@ class Episode:
         self._loop: PausedClockLoop | None = loop if loop is not None else PausedClockLoop()
         self._part: Path | None = None
         self._factory: SeatFactory | None = None  # LLM opponents' providers (online)
+        self._seats: list[CallerSeat] = []
         self._context = self._prepare()
         prepared = self._prepared
         if spec.transcripts is not None:
@@ -498,10 +499,22 @@ class Episode:
         if self.spec.online:
             self._factory = make_llm_factory(models=self.spec.registry)
         ctx, self._prepared = _set_up(self.spec, self.seed, self._seat, self._factory)
+        ctx.make_seat = None  # seated: no reference back to this episode (`_release`)
         return ctx
 
     def _seat(self, seat: int) -> Player:
-        return CallerSeat(self, seat, self.spec.definition.prompts, self.spec.label)
+        player = CallerSeat(self, seat, self.spec.definition.prompts, self.spec.label)
+        self._seats.append(player)
+        return player
+
+    def _release(self) -> None:
+        """Once the game is over or closed: the caller's seats let go of the episode.
+        They are the only way back to it from the game, so an episode left behind (at
+        the next reset) is then freed at once rather than by the cycle collector, whose
+        full passes, over every object of the process, would otherwise come every few
+        episodes."""
+        for player in self._seats:
+            player.episode = None  # type: ignore[assignment]
 
     async def _record(self, prepared: PreparedGame, part: Path) -> GameOutcome:
         from stille_post.envs import records
@@ -727,6 +740,7 @@ class Episode:
                     loop.run_until_complete(self._factory.aclose())
         finally:
             self.turns.clear()
+            self._release()
             if self._part is not None:
                 with contextlib.suppress(OSError):
                     self._part.unlink()

@@ -223,3 +223,29 @@ def test_a_bot_s_action_shares_nothing_with_the_bot_s_answer() -> None:
     action["arguments"]["order"].clear()
     assert answer.tool_calls[0].arguments == {"order": [3, 1, 2], "why": {"3": ["best"]}}
     assert not says(action, answer)
+
+
+def test_a_finished_episode_is_freed_without_the_cycle_collector() -> None:
+    """At the next reset the finished episode before is freed by reference counting
+    alone: no cycle runs through it (the caller's seats let go of it when it is
+    closed), so episodes do not pile up for the cycle collector, whose full passes over
+    every object of the process would otherwise come every few episodes and cost as
+    much as the games. (An episode cancelled midway is left to the collector: the
+    cancellation's traceback holds the game's frames.)"""
+    import weakref
+
+    env = aec_env("chameleon", seed=1)
+    gc.collect()
+    gc.disable()
+    try:
+        env.reset()
+        episode = weakref.ref(env.unwrapped.episode)
+        for agent in env.agent_iter():
+            *_, term, trunc, _info = env.last(observe=False)
+            env.step(None if term or trunc else bot_action(env, agent))
+        assert episode().done  # type: ignore[union-attr]
+        env.reset()
+        assert episode() is None
+    finally:
+        gc.enable()
+        env.close()
