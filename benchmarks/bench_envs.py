@@ -11,7 +11,7 @@
 - `overhead`: the environment against the engine's own bot game, same seeds, same bots,
   no transcript either way: CPU per game each, the extra per step, and the share of a
   bot game's time it adds (`fraction`; target <= 0.10). The engine's game is played as
-  `stille-post play` plays it, on an event loop of its own (`asyncio.run`, some 0.1 ms a
+  `stille-post play` plays it, on an event loop of its own (`asyncio.run`, 0.1-0.4 ms a
   game), while an environment keeps one loop for all its episodes; `fraction_vs_loop`
   is the same share against the engine's games played on one reused loop, the stricter
   figure. `fraction_observing` is the same with policies that read every observation:
