@@ -72,11 +72,17 @@ def decision_records(events: Iterable[Event]) -> list[DecisionRecord]:
 
 
 def read_record(event: Event) -> DecisionRecord:
-    data = event.data
-    where = f"decision record at seq {event.seq}"
-    seat = event.actor
+    return record_of(event.actor, event.data, event.seq, event)
+
+
+def record_of(seat: Any, data: Any, seq: Any, event: Event) -> DecisionRecord:
+    """The record of a decision event's actor (`seat`) and `data`, as read from its line
+    (`seq` names it in an error) and placed at `event`."""
+    where = f"decision record at seq {seq}"
     if not isinstance(seat, int) or isinstance(seat, bool):
         raise RecordError(f"{where}: no seat")
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{where}: data is not an object")
     kind = _string(data.get("decision"), f"{where}: decision")
     attempts = data.get("attempts")
     if not isinstance(attempts, list):
