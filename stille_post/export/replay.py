@@ -18,10 +18,10 @@ re-rendering them by hand:
    the same code, for LLM seats and bots alike ("what a model in that seat would have
    been sent");
 4. the re-played header, every event line and the result are compared with the
-   transcript's (every event line as JSON, export/sources.py and `_check_events`). Games are deterministic (the same seed and the same answers give a
-   byte-identical transcript), so any difference means the prompts might not be the
-   real ones: the first difference is named (`Replay.problem`) and no prompt is
-   exported for that game.
+   transcript's (each event line as JSON: `_check_events`). Games are deterministic
+   (the same seed and the same answers give a byte-identical transcript), so any
+   difference means the prompts might not be the real ones: the first difference is
+   named (`Replay.problem`) and no prompt is exported for that game.
 
 A seat's requests are matched to its decisions by order: a seat is asked one decision at
 a time, so its k-th decision record belongs to the k-th first ask of it in the re-play.
