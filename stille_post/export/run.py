@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import heapq
 import json
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from stille_post.core.errors import UsageError
+from stille_post.core.quietgc import quiet_gc
 from stille_post.core.rewards import RewardScheme
 from stille_post.export import sources
 from stille_post.export.records import RecordError
@@ -49,7 +49,6 @@ MANIFEST = ".export.jsonl"
 _NEW_GAMES = ".export-games.tmp"  # this run's game lines, merged into the manifest
 CARD = "README.md"
 Mode = Literal["new", "added", "rewritten", "unchanged"]
-GC_YOUNG_THRESHOLD = 50_000
 
 
 class ExportExists(UsageError):
@@ -249,7 +248,7 @@ def _export(req: ExportRequest, todo: Sequence[sources.Found], folder: Path, fir
     sink = _sink(req, folder, first)
     result = ExportResult(req.out)
     try:
-        with (folder / _NEW_GAMES).open("w", encoding="utf-8") as entries, _quiet_gc():
+        with (folder / _NEW_GAMES).open("w", encoding="utf-8") as entries, quiet_gc():
             # One event loop for the whole export: the re-plays run on it one after
             # another.
             asyncio.run(_games(req, todo, sink, result, entries, progress))
@@ -285,25 +284,6 @@ async def _games(req: ExportRequest, todo: Sequence[sources.Found], sink: Sink,
             result.games += 1
         if progress is not None:
             progress(n, len(todo))
-
-
-@contextlib.contextmanager
-def _quiet_gc() -> Iterator[None]:
-    """The cyclic collector tuned as the tournament runner tunes it for a run of bot
-    games (tournament/runner.py `_quiet_gc` says why): re-played games, like played ones,
-    are freed by reference counting, so the heap as it is now is frozen and the young
-    generation is collected every 50,000 allocations instead of 700."""
-    thresholds = gc.get_threshold()
-    freeze = gc.get_freeze_count() == 0
-    if freeze:
-        gc.freeze()
-    gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        if freeze:
-            gc.unfreeze()
 
 
 def _sink(req: ExportRequest, folder: Path, first: int) -> Sink:

@@ -10,20 +10,20 @@ any crash replays exactly the games without a row or a transcript in place.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import shlex
 import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from stille_post.core.errors import ConfigError, UsageError
+from stille_post.core.quietgc import quiet_gc
 from stille_post.core.rng import make_rng
 from stille_post.core.stopping import STOP_REASONS, detach_output, is_hangup
 from stille_post.core.text import clean_text
@@ -129,7 +129,7 @@ async def run_tournament(
     if signals is not None:
         signals.install()
     try:
-        with _quiet_gc():
+        with quiet_gc():
             return await _run(config, out, resume=resume, concurrency=concurrency,
                               limits=limits, llm_factory=llm_factory, progress=progress,
                               durable=durable, retry_aborted=retry_aborted,
@@ -225,37 +225,6 @@ class _RunSignals:
 def resume_command_for(out: Path) -> str:
     """The command that continues the run in `out` (the folder keeps every setting)."""
     return f"stille-post tournament --resume --out {shlex.quote(str(out))}"
-
-
-# Young objects a run allocates before the cyclic collector looks at them (CPython's
-# default is 700). See _quiet_gc.
-GC_YOUNG_THRESHOLD = 50_000
-
-
-@contextmanager
-def _quiet_gc() -> Iterator[None]:
-    """The cyclic garbage collector, tuned for a run and restored after it.
-
-    A game's objects are freed by reference counting: games leave almost no cycles. Yet
-    with the default thresholds the collector took a sizeable share of a CPU-bound run's
-    CPU, traversing the long-lived heap (modules, the config) and every live game's state,
-    and a full pass stopped the event loop for longer than a fast model's reply (the
-    figures: docs/performance.md). So the heap as it is when the run starts is frozen (never
-    traversed again, and forked workers do not copy its pages for the collector's sake),
-    and the young generation is collected every 50,000 allocations instead of 700.
-    Cycles a user's factory creates are still collected. A process that froze objects
-    itself keeps managing that: then only the threshold changes."""
-    thresholds = gc.get_threshold()
-    freeze = gc.get_freeze_count() == 0
-    if freeze:
-        gc.freeze()
-    gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        if freeze:
-            gc.unfreeze()
 
 
 async def _run(config: TournamentConfig, out: Path, *, resume: bool, concurrency: int,

@@ -46,10 +46,11 @@ def test_workers_must_be_positive(tmp_path: Path) -> None:
 
 def test_a_run_tunes_the_garbage_collector_and_restores_it(tmp_path: Path) -> None:
     """During a run the heap is frozen and young objects are collected every
-    GC_YOUNG_THRESHOLD allocations (runner._quiet_gc); after it, finished or failed,
+    GC_YOUNG_THRESHOLD allocations (core/quietgc.py); after it, finished or failed,
     the process is as it was."""
     import gc
 
+    from stille_post.core.quietgc import GC_YOUNG_THRESHOLD
     from stille_post.tournament import runner
 
     seen: list[tuple[int, int]] = []
@@ -66,7 +67,7 @@ def test_a_run_tunes_the_garbage_collector_and_restores_it(tmp_path: Path) -> No
         asyncio.run(run_tournament(small, tmp_path / "t", concurrency=2, durable=False))
     finally:
         runner._play_share = real  # type: ignore[assignment]
-    assert seen and seen[0][0] == runner.GC_YOUNG_THRESHOLD and seen[0][1] > 0
+    assert seen and seen[0][0] == GC_YOUNG_THRESHOLD and seen[0][1] > 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
 
     async def failing(*args: object, **kwargs: object) -> None:
