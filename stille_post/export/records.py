@@ -59,11 +59,14 @@ class DecisionRecord:
         return self.forfeited == "no_answer"
 
     def usage(self) -> Usage:
-        total = Usage()
+        total = _NO_TOKENS
         for r in self.replies:
             if r.action.usage is not None:
                 total = total + r.action.usage
         return total
+
+
+_NO_TOKENS = Usage()  # immutable: one for every decision without tokens (a bot's)
 
 
 def decision_records(events: Iterable[Event]) -> list[DecisionRecord]:
