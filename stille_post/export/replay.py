@@ -269,6 +269,31 @@ def header_specs(transcript: Transcript, definition: GameDefinition) -> list[Sea
     return specs
 
 
+# The specs of the seat rows seen last (a tournament's games share a few line-ups):
+# `SeatSpec`s are immutable, and parsing them is a tenth of a game's set-up.
+_SPECS: dict[tuple[Any, ...], list[SeatSpec]] = {}
+_SPECS_KEPT = 256
+
+
+def _specs(transcript: Transcript, definition: GameDefinition) -> list[SeatSpec]:
+    seats = transcript.header.get("seats")
+    if not isinstance(seats, dict):
+        return header_specs(transcript, definition)
+    key = (definition.name, *((k, v.get("player"), v.get("provider"), v.get("model"))
+                              if isinstance(v, dict) else (k, v)
+                              for k, v in seats.items()))
+    try:
+        hit = _SPECS.get(key)
+    except TypeError:  # a value that cannot be a key (the header is untrusted)
+        return header_specs(transcript, definition)
+    if hit is None:
+        hit = header_specs(transcript, definition)
+        if len(_SPECS) >= _SPECS_KEPT:
+            _SPECS.clear()
+        _SPECS[key] = hit
+    return list(hit)
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -377,7 +402,7 @@ async def _play(transcript: Transcript, definition: GameDefinition,
     header = transcript.header
     result = transcript.result or {}
     seed = header["seed"]
-    specs = header_specs(transcript, definition)
+    specs = _specs(transcript, definition)
     has_records = _format(transcript) >= RECORDS_FORMAT
     if not has_records and any(s.bot is None for s in specs):
         raise ReplayError(f"written before decision records (format "
