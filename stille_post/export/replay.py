@@ -133,7 +133,7 @@ class ReplaySeat:
                 self._record = self._next_record(decision)
         else:
             self._ask += 1
-        self.prompts[-1].append(await self._render(decision))
+        self.prompts[-1].append(self._render(decision))
         if self.bot is not None:
             return await self.bot.decide(decision)
         return self._answer(decision)
@@ -173,7 +173,7 @@ class ReplaySeat:
         self.problem = self.problem or problem
         raise _Diverged(problem)
 
-    async def _render(self, decision: Decision[Any]) -> Prompt:
+    def _render(self, decision: Decision[Any]) -> Prompt:
         phase = decision.generation
         if phase is not None:  # the prompt alone; the phase's settings are kept beside it
             decision = replace(decision, generation=None)
