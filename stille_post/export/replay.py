@@ -467,8 +467,9 @@ def _check_events(written: _Written, mine: Sequence[dict[str, Any]]) -> None:
     """Every re-played event equals its written line as JSON; the first that does not is
     named. The values are compared first (the line decoded, the event as the writer
     would write it); when they differ, the line the writer would write is compared with
-    the written one byte for byte, then decoded (what compares as JSON text, a tuple as
-    a list, a NaN, equals too)."""
+    the written one: byte for byte (a shortcut), then decoded, which is the rule (the
+    same JSON: a tuple the writer writes as a list, a NaN, equal too). That is the rule
+    the byte-by-byte check had when the bytes differed."""
     values, lines = written.values, written.lines
     for i, (obj, theirs) in enumerate(zip(mine, values, strict=False)):
         if obj == theirs:

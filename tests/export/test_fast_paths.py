@@ -62,9 +62,9 @@ def test_lines_spelled_otherwise_but_equal_as_json_replay(tmp_path: Path) -> Non
 
 
 def test_a_re_played_line_equal_only_as_text_or_bytes_passes(tmp_path: Path) -> None:
-    """Values that are not equal as Python values but are the same line: a NaN (never
-    equal to itself) and a tuple (written as a list). Both pass; a real difference is
-    named with its seq."""
+    """Values that are not equal as Python values but are the same JSON: a NaN (never
+    equal to itself) and a tuple (written as a list), in the writer's spelling and in
+    another. They pass; a real difference is named with its seq."""
     event = Event(7, "note", 1, 2, 3, Visibility.public(),
                   {"x": math.nan, "pair": (1, 2), "text": "é"})
     line = '{"kind":"event",' + dumps(event.to_json())[1:]
