@@ -37,6 +37,7 @@ from stille_post.envs.episode import (
 )
 from stille_post.envs.gymnasium_env import StillePostGym
 from stille_post.envs.pettingzoo_env import (
+    OrderEnforcing,
     StillePostAEC,
     StillePostParallel,
     agent_name,
@@ -146,6 +147,11 @@ def bot_action(env: Any, agent: str | int | None = None, bot: str | None = None
     a seat, or None for the agent to act), as an action for `step`: the bot the CLI
     seats there by default (or `bot`), built as the CLI builds it, with its own rng from
     (seed, seat, bot). Playing every decision with it reproduces `stille-post play`."""
+    if type(env) is OrderEnforcing and type(agent) is str:  # an AEC loop's call, at once
+        seat = env.env.seats.get(agent)
+        current = env.env.episode
+        if seat is not None and current is not None:
+            return current.bot_action(seat, bot)
     base = getattr(env, "unwrapped", env)
     episode: Episode | None = getattr(base, "episode", None)
     if episode is None:

@@ -22,6 +22,11 @@ from typing import Any, ClassVar
 
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from stille_post.envs.episode import (
     Episode,
@@ -46,9 +51,11 @@ class _Episodes:
     its seeds: the one given first, then the next ones (S, S+1, ... as a tournament
     plays), or fresh ones."""
 
-    def __init__(self, spec: EpisodeSpec, seed: int | None) -> None:
+    def __init__(self, spec: EpisodeSpec, seed: int | None, *, together: bool = False
+                 ) -> None:
         self.spec = spec
         self.next_seed = seed
+        self.together = together  # seats asked at once pending together (parallel API)
         self.episode: Episode | None = None
         self.loop: PausedClockLoop | None = None
 
@@ -62,7 +69,7 @@ class _Episodes:
         self.next_seed = seed + 1
         if self.loop is None or self.loop.is_closed():
             self.loop = PausedClockLoop()
-        self.episode = Episode(self.spec, seed, loop=self.loop)
+        self.episode = Episode(self.spec, seed, loop=self.loop, together=self.together)
         return self.episode
 
     def close(self) -> None:
@@ -99,6 +106,7 @@ class StillePostAEC(AECEnv):
         self.render_mode = render_mode
         self.spec = spec
         self.seats = {agent_name(s): s for s in spec.controlled}
+        self._agents_by_seat = {s: a for a, s in self.seats.items()}
         self.possible_agents = list(self.seats)
         self._observation_spaces = {a: ChatObservation() for a in self.possible_agents}
         self._action_spaces = {a: Reply() for a in self.possible_agents}
@@ -106,7 +114,9 @@ class StillePostAEC(AECEnv):
         # Closing on collection must not hold the environment: the finalizer holds only
         # the episodes (which never point back here).
         weakref.finalize(self, _Episodes.close, self._episodes)
-        self._observations: dict[str, dict[str, Any]] = {}
+        self._observations: dict[str, dict[str, Any]] = {}  # made when first observed
+        self._views: dict[int, SeatView] = {}
+        self._skip_agent_selection: str | None = None  # PettingZoo's, for the dead's steps
         self.agents: list[str] = []
 
     @property
@@ -129,14 +139,15 @@ class StillePostAEC(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._observations = {a: dict(IDLE, seat=self.seats[a]) for a in self.agents}
-        self._views = {seat: SeatView() for seat in self.seats.values()}
+        self._observations = {}
+        self._views = {}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._sync(episode)
 
     def _sync(self, episode: Episode) -> None:
-        """Observations, infos and the agent to act, from the episode's state."""
+        """Infos and the agent to act, from the episode's state; at the end, the
+        terminations and the rewards."""
         if episode.done:
             info = _outcome_info(episode)
             rewards = episode.rewards()
@@ -146,12 +157,12 @@ class StillePostAEC(AECEnv):
                 self.infos[agent] = dict(info)
             self.agent_selection = self.agents[0]
             return
-        for seat in episode.pending():
-            turn = episode.turns[seat]
-            self.infos[agent_name(seat)] = {"decision": turn.decision, "seat": seat,
-                                            "kind": turn.decision.kind,
-                                            "attempt": turn.attempt}
-        self.agent_selection = agent_name(episode.pending()[0])
+        names, infos = self._agents_by_seat, self.infos
+        turns = episode.turns
+        for seat, turn in turns.items():
+            infos[names[seat]] = {"decision": turn.decision, "seat": seat,
+                                  "kind": turn.decision.kind, "attempt": turn.attempt}
+        self.agent_selection = names[min(turns)]
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The request of the agent's pending decision (made when first observed); an
@@ -160,8 +171,9 @@ class StillePostAEC(AECEnv):
         seat = self.seats[agent]
         turn = episode.turns.get(seat) if episode is not None else None
         if turn is not None:
-            self._observations[agent] = observation(turn, self._views[seat])
-        return self._observations[agent]
+            view = self._views.get(seat) or self._views.setdefault(seat, SeatView())
+            self._observations[agent] = observation(turn, view)
+        return self._observations.get(agent) or dict(IDLE, seat=seat)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -170,14 +182,44 @@ class StillePostAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        episode = self.episode
+        episode = self._episodes.episode
         assert episode is not None
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
         self.infos[agent] = {}
         episode.answer(self.seats[agent], action)
-        self._sync(episode)
-        self._accumulate_rewards()
+        # Rewards come only with the end: until then every reward is 0, and clearing and
+        # adding them up (PettingZoo's bookkeeping, per agent) would change nothing.
+        if episode.done:
+            self._clear_rewards()
+            self._sync(episode)
+            self._accumulate_rewards()
+        else:
+            self._sync(episode)
+
+    def _was_dead_step(self, action: Any) -> None:
+        """PettingZoo's own (`AECEnv._was_dead_step`), for the one way our agents die:
+        all at once, when the game ends. Its list of the dead, remade for each of them,
+        is then the agents left, in order."""
+        episode = self._episodes.episode
+        if episode is None or not episode.done:
+            super()._was_dead_step(action)
+            return
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent], self.truncations[agent], self.rewards[agent]
+        del self._cumulative_rewards[agent], self.infos[agent]
+        self.agents.remove(agent)
+        if self.agents:
+            if getattr(self, "_skip_agent_selection", None) is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = self.agents[0]
+        else:
+            skipped = getattr(self, "_skip_agent_selection", None)
+            if skipped is not None:
+                self.agent_selection = skipped
+            self._skip_agent_selection = None
+        self._clear_rewards()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.episode is None:
@@ -206,7 +248,7 @@ class StillePostParallel(ParallelEnv):
         self.agents: list[str] = []
         self._observation_spaces = {a: ChatObservation() for a in self.possible_agents}
         self._action_spaces = {a: Reply() for a in self.possible_agents}
-        self._episodes = _Episodes(spec, seed)
+        self._episodes = _Episodes(spec, seed, together=True)
         weakref.finalize(self, _Episodes.close, self._episodes)
         self._observations: dict[str, dict[str, Any]] = {}
 
@@ -277,9 +319,64 @@ class StillePostParallel(ParallelEnv):
         self._episodes.close()
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check (observe or step before reset is one clear error), with
+    the three calls of every step of a loop (`agent_iter`, `last`, `step`) made on the
+    environment directly: PettingZoo's wrapper reaches each attribute through two
+    `__getattr__`s, eight of them a step, a cost the size of a bot's decision. What is
+    checked and raised is PettingZoo's own."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """`AECEnv.last`, read from the environment."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        env = self.env
+        agent = env.agent_selection
+        return (env.observe(agent) if observe else None, env._cumulative_rewards[agent],
+                env.terminations[agent], env.truncations[agent], env.infos[agent])
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable[Any, Any, Any]:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _Iterable(AECOrderEnforcingIterable[Any, Any, Any]):
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
+
+
+class _Iterator(AECOrderEnforcingIterator[Any, Any, Any]):
+    """PettingZoo's iterator of agents, reading the environment directly."""
+
+    def __next__(self) -> Any:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
+
+
 def wrap_aec(env: StillePostAEC) -> AECEnv:
     """PettingZoo's order check: observe or step before reset is one clear error."""
-    return wrappers.OrderEnforcingWrapper(env)
+    return OrderEnforcing(env)
 
 
 __all__ = ["StillePostAEC", "StillePostParallel", "agent_name", "wrap_aec"]

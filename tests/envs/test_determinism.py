@@ -1,7 +1,8 @@
 """Determinism and records: an episode with seed S whose actions are the ones a bot would
 take writes the transcript of `stille-post play GAME --seed S` with those bots, timing
-aside; the header and the decision records say who played (`env` for the caller's
-seats), nothing else differs.
+aside; the header says who played (`env` for the caller's seats), nothing else differs:
+a bot's action handed back unchanged is recorded as the bot's answer, as the CLI records
+it. A reply of the caller's own is recorded with the model `env`.
 And a transcript of an environment game is read by `view` and `report` like any other."""
 
 from __future__ import annotations
@@ -26,27 +27,32 @@ pytestmark = pytest.mark.heavy
 SEED = 5
 
 
-def lines(path: Path, relabel: bool = False) -> list[dict[str, Any]]:
+def lines(path: Path, relabel: bool = False, replier: bool = False
+          ) -> list[dict[str, Any]]:
     out = [json.loads(line) for line in canonical_text(path).splitlines()]
     if relabel:  # the caller's seats: `env` where the CLI wrote the bot's label
         for row in out[0]["seats"].values():
             assert row["player"] == "env"
     for row in out[0]["seats"].values():
         row.pop("player")
-    for e in out:  # a decision record names who answered (`model`: env) and its tokens
-        if e.get("type") == "decision":
-            for attempt in e["data"]["attempts"]:
-                attempt.pop("model", None)
-                attempt.pop("usage", None)
+    if replier:  # the decision records' `model` (env, for the caller's own replies) and tokens
+        for e in out:
+            if e.get("type") == "decision":
+                for attempt in e["data"]["attempts"]:
+                    attempt.pop("model", None)
+                    attempt.pop("usage", None)
     return out
 
 
-def env_game(game: str, folder: Path, seed: int = SEED, **kwargs: Any) -> Path:
+def env_game(game: str, folder: Path, seed: int = SEED, copied: bool = False,
+             **kwargs: Any) -> Path:
+    """A game whose actions are the bots' (`copied`: as copies, the caller's own)."""
     env = aec_env(game, seed=seed, transcripts=folder, **kwargs)
     env.reset()
     for agent in env.agent_iter():
         *_, term, trunc, _info = env.last()
-        env.step(None if term or trunc else bot_action(env, agent))
+        action = None if term or trunc else bot_action(env, agent)
+        env.step(json.loads(json.dumps(action)) if copied and action is not None else action)
     path = env.unwrapped.episode.transcript
     env.close()
     assert path is not None and path.is_file()
@@ -65,8 +71,22 @@ def test_bot_actions_write_the_cli_s_transcript(game: str, tmp_path: Path) -> No
     assert len(lines(ours)) > 5  # a header, events and a result
 
 
+def test_the_caller_s_own_replies_are_recorded_as_the_caller_s(tmp_path: Path) -> None:
+    """The bots' answers given back as copies (the caller's own replies, read as a
+    model's): the same game, each reply's record naming the model `env`."""
+    ours = env_game("chameleon", tmp_path / "copies", copied=True)
+    bots = env_game("chameleon", tmp_path / "bots")
+    assert lines(ours, replier=True) == lines(bots, replier=True)
+    models = {a.get("model") for e in lines(ours) if e.get("type") == "decision"
+              for a in e["data"]["attempts"]}
+    assert models == {"env"}
+    assert {a.get("model") for e in lines(bots) if e.get("type") == "decision"
+            for a in e["data"]["attempts"]} == {None}
+
+
 def test_opponents_are_seated_as_players_seats_them(tmp_path: Path) -> None:
-    """Seat 2 controlled, the rest named bots: the CLI's `--players` with the same bots."""
+    """Seat 2 controlled (its bot action: the default bot, subtle), the rest named bots:
+    the CLI's `--players` with the same bots."""
     ours = env_game("chameleon", tmp_path / "env", controlled=[2],
                     opponents=["copycat", "heuristic", "heuristic"])
     cli = tmp_path / "cli.jsonl"

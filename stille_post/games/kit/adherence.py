@@ -153,6 +153,12 @@ class SeatAdherence:
         for f in fields(self):  # counts add, and so do the counters (all positive)
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
+    def copy(self) -> SeatAdherence:
+        """A new row with these counts: `SeatAdherence()` with this one added."""
+        return SeatAdherence(self.decisions, self.valid_first_try, self.reasked, self.reasks,
+                             self.forfeits, self.over_limit, +self.errors,
+                             +self.forfeited_for)
+
     def to_json(self) -> dict[str, Any]:
         return {"decisions": self.decisions, "valid_first_try": self.valid_first_try,
                 "reasked": self.reasked, "reasks": self.reasks, "forfeits": self.forfeits,
@@ -191,11 +197,14 @@ class AdherenceLog:
     def record(self, seat: int, errors: Sequence[str], forfeited: str | None) -> None:
         """One decision: the kinds of its refused replies in order, and the kind of the
         failure that forfeited it (None: it got a usable answer)."""
-        row = self.seats.setdefault(seat, SeatAdherence())
+        row = self.seats.get(seat)
+        if row is None:  # not `setdefault`: a row (two Counters) made per decision for nothing
+            row = self.seats[seat] = SeatAdherence()
         row.decisions += 1
-        reasks = len(errors) - (1 if forfeited is not None and errors else 0)
-        if not errors and forfeited is None:
+        if not errors and forfeited is None:  # the common case, on every decision
             row.valid_first_try += 1
+            return
+        reasks = len(errors) - (1 if forfeited is not None and errors else 0)
         row.reasks += reasks
         row.reasked += reasks > 0
         row.errors.update(errors)
@@ -207,9 +216,7 @@ class AdherenceLog:
     def to_json(self, events: Sequence[Event]) -> dict[int, dict[str, Any]]:
         """The tally with what the game marked in its events: cut messages count as
         over the limit, refused tool calls and refused moves as errors of their kind."""
-        out = {s: SeatAdherence() for s in self.seats}
-        for s, row in self.seats.items():
-            out[s].add(row)
+        out = {s: row.copy() for s, row in self.seats.items()}
         for e in events:
             found = out.get(e.actor) if e.actor is not None else None
             if found is None:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from stille_post.core.events import Event, Visibility
 from stille_post.games.kit.table import Table
+from stille_post.players.base import is_instant
 
 K = TypeVar("K")
 
@@ -62,7 +63,20 @@ async def run_channels(
             raise ValueError(f"seats {sorted(overlap)} are in two channels at once")
         seen.update(seats)
     channels = {key: Channel(table, key, seats) for key, seats in groups.items()}
-    await asyncio.gather(*(body(ch) for ch in channels.values()))
+    if all(is_instant(table.players[s]) for s in seen):
+        # Players that never suspend: each body runs to its end where gather's task would,
+        # in the same order, without a task per channel (bot games). As with gather, every
+        # body runs even after one has raised, and the first error is the one raised.
+        error: Exception | None = None
+        for ch in channels.values():
+            try:
+                await body(ch)
+            except Exception as exc:
+                error = error or exc
+        if error is not None:
+            raise error
+    else:
+        await asyncio.gather(*(body(ch) for ch in channels.values()))
     for key in sorted(channels):  # type: ignore[type-var]
         for e in channels[key].events:
             table.log.emit(e.type, actor=e.actor, visibility=e.visibility, **e.data)
