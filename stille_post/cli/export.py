@@ -72,8 +72,9 @@ def export(
     with bar:
         task = bar.add_task("export", total=None)
         try:
-            result = run_export(req, progress=lambda n, total: bar.update(
-                task, completed=n, total=total))
+            # A disabled bar is not called per game (it would still lock and update).
+            result = run_export(req, progress=None if bar.disable else lambda n, total:
+                                bar.update(task, completed=n, total=total))
         except SourceError as exc:
             raise UsageError(str(exc)) from None
     if as_json:

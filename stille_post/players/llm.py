@@ -157,13 +157,18 @@ class LLMPlayer:
                                         generation)
         self.last_request: ChatRequest | None = None  # for debugging a prompt
 
-    async def decide(self, decision: Decision[Any]) -> Action:
+    def request(self, decision: Decision[Any]) -> ChatRequest:
+        """The request `decide` sends for `decision` (the data export captures it here)."""
         request = self.prompts.render(decision)
         gen = self.generation
         if decision.generation is not None:  # precedence: seat < phase (players/generation.py)
             gen = decision.generation.over(gen)
         if gen is not None:
             request = with_generation(request, gen)
+        return request
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        request = self.request(decision)
         self.last_request = request
         stats = _stats_for(self.provider, self.name)
         stats.calls += 1
