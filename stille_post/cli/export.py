@@ -97,6 +97,9 @@ def _need_pyarrow() -> None:
     except ImportError:
         raise UsageError(f"Parquet export needs pyarrow: pip install '{_DIST}[data]' "
                          "(or --format jsonl)") from None
+    from stille_post.export.writer import skip_pandas_probe
+
+    skip_pandas_probe()  # this command's process only: see its docstring
 
 
 def _summary(err: Console, result: object, what: str) -> None:

@@ -87,19 +87,21 @@ class _Parts:
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
-    """A finder that says pandas cannot be imported (`_without_pandas_probe`)."""
+    """A finder that says pandas cannot be imported (`skip_pandas_probe`)."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name == "pandas":
             raise ImportError("pandas is not needed to write Parquet")
 
 
-def _without_pandas_probe() -> None:
+def skip_pandas_probe() -> None:
     """pyarrow's `pa.array` asks once per process whether pandas can be imported (to
     accept pandas objects), and imports it to find out: ~0.4 s of CPU in every export,
     for rows that are Python lists. When pandas is not imported yet, that first question
     is answered "no" here. pyarrow asks again, and imports pandas, when something does
-    need it (`Table.to_pandas`: tests/export/test_folder.py)."""
+    need it (`Table.to_pandas`), but until then it takes no pandas object for an array:
+    so only the `stille-post export` command calls this, in a process of its own, never
+    `run_export` in a caller's process (a notebook's)."""
     if "pandas" in sys.modules:
         return
     import pyarrow as pa
@@ -114,7 +116,6 @@ def _without_pandas_probe() -> None:
 
 class ParquetSink:
     def __init__(self, folder: Path, schema: pa.Schema, *, first_part: int = 0) -> None:
-        _without_pandas_probe()
         self.schema = schema
         self.parts = _Parts(folder, "parquet", first_part)
         self.group_rows, self.group_bytes = ROW_GROUP_ROWS, ROW_GROUP_BYTES

@@ -138,12 +138,18 @@ def test_a_parquet_export_does_not_import_pandas_and_pandas_still_reads_it(
     got = _run(
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from stille_post.export import ExportRequest, run_export\n"
-        "r = run_export(ExportRequest((Path(sys.argv[1]),), Path(sys.argv[2])))\n"
+        "from stille_post.cli import main\n"
+        "folder, out = sys.argv[1:3]\n"
+        "sys.argv = ['stille-post', 'export', folder, '--out', out]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
         "before = 'pandas' in sys.modules\n"
         "import pyarrow.parquet as pq\n"
-        "frame = pq.read_table(Path(sys.argv[2]) / 'data').to_pandas()\n"
-        "print(json.dumps({'rows': r.rows, 'pandas_before': before,\n"
+        "table = pq.read_table(Path(out) / 'data')\n"
+        "frame = table.to_pandas()\n"
+        "print(json.dumps({'rows': table.num_rows, 'pandas_before': before,\n"
         "                  'frame': len(frame), 'finders': len(sys.meta_path)}))\n",
         str(folder), str(out))
     assert got["pandas_before"] is False
