@@ -72,8 +72,9 @@ def export(
     with bar:
         task = bar.add_task("export", total=None)
         try:
-            result = run_export(req, progress=lambda n, total: bar.update(
-                task, completed=n, total=total))
+            # A disabled bar is not called per game (it would still lock and update).
+            result = run_export(req, progress=None if bar.disable else lambda n, total:
+                                bar.update(task, completed=n, total=total))
         except SourceError as exc:
             raise UsageError(str(exc)) from None
     if as_json:
@@ -96,6 +97,9 @@ def _need_pyarrow() -> None:
     except ImportError:
         raise UsageError(f"Parquet export needs pyarrow: pip install '{_DIST}[data]' "
                          "(or --format jsonl)") from None
+    from stille_post.export.writer import skip_pandas_probe
+
+    skip_pandas_probe()  # this command's process only: see its docstring
 
 
 def _summary(err: Console, result: object, what: str) -> None:

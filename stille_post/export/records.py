@@ -59,11 +59,14 @@ class DecisionRecord:
         return self.forfeited == "no_answer"
 
     def usage(self) -> Usage:
-        total = Usage()
+        total = _NO_TOKENS
         for r in self.replies:
             if r.action.usage is not None:
                 total = total + r.action.usage
         return total
+
+
+_NO_TOKENS = Usage()  # immutable: one for every decision without tokens (a bot's)
 
 
 def decision_records(events: Iterable[Event]) -> list[DecisionRecord]:
@@ -72,24 +75,45 @@ def decision_records(events: Iterable[Event]) -> list[DecisionRecord]:
 
 
 def read_record(event: Event) -> DecisionRecord:
-    data = event.data
-    where = f"decision record at seq {event.seq}"
-    seat = event.actor
+    return record_of(event.actor, event.data, event.seq, event)
+
+
+def record_of(seat: Any, data: Any, seq: Any, event: Event) -> DecisionRecord:
+    """The record of a decision event's actor (`seat`) and `data`, as read from its line
+    (`seq` names it in an error) and placed at `event`."""
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise RecordError(f"{where}: no seat")
-    kind = _string(data.get("decision"), f"{where}: decision")
+        raise RecordError(f"{_where(seq)}: no seat")
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{_where(seq)}: data is not an object")
+    kind = data.get("decision")
+    if not isinstance(kind, str):
+        raise RecordError(f"{_where(seq)}: decision is not text")
     attempts = data.get("attempts")
     if not isinstance(attempts, list):
-        raise RecordError(f"{where}: attempts is not a list")
-    replies = tuple(_reply(a, f"{where}, reply {i + 1}") for i, a in enumerate(attempts))
-    forfeited = _optional_string(data.get("forfeited"), f"{where}: forfeited")
-    failure = _optional_string(data.get("failure"), f"{where}: failure")
+        raise RecordError(f"{_where(seq)}: attempts is not a list")
+    replies = tuple([_reply(a, seq, i) for i, a in enumerate(attempts)])
+    forfeited = data.get("forfeited")
+    failure = data.get("failure")
+    if forfeited is not None or failure is not None:
+        forfeited = _optional_string(forfeited, f"{_where(seq)}: forfeited")
+        failure = _optional_string(failure, f"{_where(seq)}: failure")
     if forfeited is None and (not replies or replies[-1].error is not None):
-        raise RecordError(f"{where}: no accepted reply and no forfeit")
+        raise RecordError(f"{_where(seq)}: no accepted reply and no forfeit")
     return DecisionRecord(seat, kind, replies, forfeited, failure, event)
 
 
-def _reply(obj: Any, where: str) -> Reply:
+def _where(seq: Any, reply: int | None = None) -> str:
+    """How an error names a record (and one of its replies, counted from 0)."""
+    where = f"decision record at seq {seq}"
+    return where if reply is None else f"{where}, reply {reply + 1}"
+
+
+def _reply(obj: Any, seq: Any, i: int) -> Reply:
+    if type(obj) is dict and len(obj) == 1:
+        text = obj.get("text")
+        if type(text) is str:  # a reply of text alone (every bot's): nothing else to read
+            return Reply(Action(text))
+    where = _where(seq, i)
     if not isinstance(obj, Mapping):
         raise RecordError(f"{where}: not an object")
     text = _string(obj.get("text"), f"{where}: text")

@@ -13,14 +13,15 @@ re-rendering them by hand:
    a bot, and its bots are re-run (they are seeded from the header: `derive_rng(seed,
    "seat", seat, bot)`);
 3. every decision of every seat goes through the real `LLMPlayer` with the game's own
-   `PromptBook` before it is answered, so the request captured here is the one
-   `LLMPlayer` builds, by the same code, for LLM seats and bots alike ("what a model in
-   that seat would have been sent");
+   `PromptBook` before it is answered (`LLMPlayer.request`, the very method whose request
+   `LLMPlayer.decide` sends), so the request kept here is the one `LLMPlayer` builds, by
+   the same code, for LLM seats and bots alike ("what a model in that seat would have
+   been sent");
 4. the re-played header, every event line and the result are compared with the
-   transcript's. Games are deterministic (the same seed and the same answers give a
-   byte-identical transcript), so any difference means the prompts might not be the
-   real ones: the first difference is named (`Replay.problem`) and no prompt is
-   exported for that game.
+   transcript's (each event line as JSON: `_check_events`). Games are deterministic
+   (the same seed and the same answers give a byte-identical transcript), so any
+   difference means the prompts might not be the real ones: the first difference is
+   named (`Replay.problem`) and no prompt is exported for that game.
 
 A seat's requests are matched to its decisions by order: a seat is asked one decision at
 a time, so its k-th decision record belongs to the k-th first ask of it in the re-play.
@@ -36,16 +37,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError
-from stille_post.core.events import Event
+from stille_post.core.events import Event, Visibility
 from stille_post.core.rng import make_rng
 from stille_post.core.transcript import FORMAT_VERSION, Transcript, dumps
-from stille_post.core.usage import Usage
 from stille_post.export.records import (
     DecisionRecord,
     RecordError,
     by_seat,
     decision_records,
-    read_record,
+    record_of,
 )
 from stille_post.games.kit.definition import GameDefinition, SetupContext
 from stille_post.games.kit.setup import PreparedGame, build_config
@@ -63,8 +63,6 @@ _UNREACHABLE = ("the model could not be reached (", ")")
 _DEADLINE = "no answer within "
 # Header keys written by the transcript writer itself, not by the game's set-up.
 _EVENT_LINE = '{"kind":"event",'
-# How a decision record's line spells its type (core/transcript.py writes compact JSON).
-_DECISION_MARK = '"type":"decision"'
 _WRITER_KEYS = frozenset({"kind", "format", "game", "version", "seed", "config", "seats",
                           "timing"})
 
@@ -96,17 +94,15 @@ class Replay:
     written: bool = True
 
 
-class _Capture:
-    """A provider that keeps the request it is sent and answers nothing."""
-
-    _EMPTY = Completion("", [], Usage(), "")
-
-    def __init__(self) -> None:
-        self.request: ChatRequest | None = None
+class _NoProvider:
+    """The provider of a re-played seat's `LLMPlayer`, which is only asked to build its
+    requests (`LLMPlayer.request`), never to send one."""
 
     async def complete(self, request: ChatRequest) -> Completion:
-        self.request = request
-        return self._EMPTY
+        raise AssertionError("a re-played seat never asks a provider")
+
+
+_NO_PROVIDER = _NoProvider()
 
 
 class ReplaySeat:
@@ -124,11 +120,10 @@ class ReplaySeat:
         self.instant = True if bot is None else is_instant(bot)
         self._records = list(records)
         self._aborted = aborted
-        self._capture = _Capture()
         # A structured seat's requests carry the legal moves of each moment (players/llm.py),
         # and its replies count as answered under them (the adherence tally).
         self.structured = structured
-        self._llm = LLMPlayer(self._capture, book, name=self.name, generation=(
+        self._llm = LLMPlayer(_NO_PROVIDER, book, name=self.name, generation=(
             GenerationConfig(structured=structured) if structured else None))
         self._record: DecisionRecord | None = None
         self._ask = 0
@@ -143,7 +138,7 @@ class ReplaySeat:
                 self._record = self._next_record(decision)
         else:
             self._ask += 1
-        self.prompts[-1].append(await self._render(decision))
+        self.prompts[-1].append(self._render(decision))
         if self.bot is not None:
             return await self.bot.decide(decision)
         return self._answer(decision)
@@ -168,8 +163,9 @@ class ReplaySeat:
             raise GameAborted(self._aborted)
         if self._ask < len(record.replies):
             action = record.replies[self._ask].action
-            if self.structured and self._capture.request is not None:
-                action = replace(action, legal=self._capture.request.legal)
+            asked = self.prompts[-1][-1].request  # this ask's request, rendered just now
+            if self.structured and asked is not None:
+                action = replace(action, legal=asked.legal)
             return action
         if self._ask == len(record.replies) and record.no_reply:
             failure = record.failure or ""
@@ -186,15 +182,17 @@ class ReplaySeat:
         self.problem = self.problem or problem
         raise _Diverged(problem)
 
-    async def _render(self, decision: Decision[Any]) -> Prompt:
+    def _render(self, decision: Decision[Any]) -> Prompt:
         phase = decision.generation
         if phase is not None:  # the prompt alone; the phase's settings are kept beside it
             decision = replace(decision, generation=None)
         try:
-            await self._llm.decide(decision)
+            # What `LLMPlayer.decide` sends, built by its own code (without a seat's
+            # settings: a transcript does not hold them); no provider is asked.
+            request = self._llm.request(decision)
         except Exception as exc:  # a PromptBook that cannot render this decision
             return Prompt(None, phase, f"{type(exc).__name__}: {exc}"[:300])
-        return Prompt(self._capture.request, phase)
+        return Prompt(request, phase)
 
 
 class _Diverged(Exception):
@@ -290,6 +288,31 @@ def header_specs(transcript: Transcript, definition: GameDefinition) -> list[Sea
     return specs
 
 
+# The specs of the seat rows seen last (a tournament's games share a few line-ups):
+# `SeatSpec`s are immutable, and parsing them is a tenth of a game's set-up.
+_SPECS: dict[tuple[Any, ...], list[SeatSpec]] = {}
+_SPECS_KEPT = 256
+
+
+def _specs(transcript: Transcript, definition: GameDefinition) -> list[SeatSpec]:
+    seats = transcript.header.get("seats")
+    if not isinstance(seats, dict):
+        return header_specs(transcript, definition)
+    key = (definition.name, *((k, v.get("player"), v.get("provider"), v.get("model"))
+                              if isinstance(v, dict) else (k, v)
+                              for k, v in seats.items()))
+    try:
+        hit = _SPECS.get(key)
+    except TypeError:  # a value that cannot be a key (the header is untrusted)
+        return header_specs(transcript, definition)
+    if hit is None:
+        hit = header_specs(transcript, definition)
+        if len(_SPECS) >= _SPECS_KEPT:
+            _SPECS.clear()
+        _SPECS[key] = hit
+    return list(hit)
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -317,18 +340,22 @@ def unreplayed(transcript: Transcript, why: str) -> Replay:
     return Replay(records_of(transcript), None, why, transcript.events)
 
 
-async def replay(transcript: Transcript, definition: GameDefinition) -> Replay:
+async def replay(transcript: Transcript, definition: GameDefinition,
+                 written: Sequence[Any] | None = None) -> Replay:
     """Re-play `transcript`, read with its event lines as written
-    (`Transcript.load(keep_lines=True)`; its events need not be parsed: only the lines
-    of decision records are). Each re-played line is compared with the written one byte
-    for byte, and decoded and compared as JSON only when the bytes differ (an older
-    writer may have spelled a line otherwise). Without prompts, the Replay has no
-    records either: the caller reads them from the whole transcript (`unreplayed`)."""
+    (`Transcript.load(keep_lines=True)`; its events need not be parsed), and `written`,
+    those lines decoded when the caller has them (export/sources.py decodes a whole file
+    at once). Each re-played event must equal its written line as JSON: compared as
+    values first (what the transcript writer would write, `Event.to_json`, against the
+    line decoded), and when the values differ, byte for byte and then decoded from the
+    re-played line's own bytes, as the writer would write it (an older writer may have
+    spelled a line otherwise). Without prompts, the Replay has no records either: the
+    caller reads them from the whole transcript (`unreplayed`)."""
     why = replayable(transcript)
     if why is not None:
         return Replay([], None, why, None)
     try:
-        events, seats, written = await _play(transcript, definition)
+        events, seats, written = await _play(transcript, definition, written)
         if written is None:  # bots re-run: the records are the re-play's own
             records = decision_records(events)
             prompts = _match(records, seats)
@@ -348,36 +375,61 @@ def _format(transcript: Transcript) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _recorded(transcript: Transcript) -> list[DecisionRecord]:
-    """The decision records of the written lines, parsed alone."""
-    lines = transcript.event_lines
-    if lines is None:
-        return records_of(transcript)
-    out = []
-    for line in lines:
-        if _DECISION_MARK in line:
-            try:
-                event = Event.from_json(json.loads(line))
-            except (KeyError, TypeError, ValueError, RecursionError) as exc:
-                raise ReplayError(f"a decision record cannot be read ({exc!r})"[:300]) from None
-            if event.type == DECISION_EVENT:
-                out.append(read_record(event))
-    return out
+class _Written:
+    """A transcript's event lines as written, and each decoded (None: not JSON)."""
+
+    def __init__(self, transcript: Transcript, decoded: Sequence[Any] | None) -> None:
+        lines = transcript.event_lines
+        if lines is None:  # events read without their lines: as the writer writes them
+            lines = [dumps({"kind": "event", **e.to_json()}) for e in transcript.events]
+        self.lines: Sequence[str] = lines
+        if decoded is None or len(decoded) != len(lines):
+            decoded = _decode(lines)
+        self.values: Sequence[Any] = decoded
+
+    def records(self) -> list[DecisionRecord]:
+        """The decision records of the written lines, read from their decoded values (no
+        `Event` is built: each record is placed at the re-play's event once that event is
+        proved equal to the line)."""
+        out = []
+        for obj in self.values:
+            if type(obj) is dict and obj.get("type") == DECISION_EVENT:
+                out.append(record_of(obj.get("actor"), obj.get("data"), obj.get("seq"),
+                                     _UNPLACED))
+        return out
 
 
-async def _play(transcript: Transcript, definition: GameDefinition
+# Where a record read before the re-play stands until the re-play places it.
+_UNPLACED = Event(0, DECISION_EVENT, 0, 0, None, Visibility.log_only())
+
+
+def _decode(lines: Sequence[str]) -> list[Any]:
+    """Each line decoded: all at once by one `json.loads` when every line is one JSON
+    value, else line by line (None for a line that is not JSON)."""
+    try:
+        values = json.loads("[" + ",".join(lines) + "]")
+        if isinstance(values, list) and len(values) == len(lines):
+            return values
+    except (ValueError, RecursionError):
+        pass
+    return [_decoded(line) for line in lines]
+
+
+async def _play(transcript: Transcript, definition: GameDefinition,
+                decoded: Sequence[Any] | None
                 ) -> tuple[list[Event], dict[int, ReplaySeat], list[DecisionRecord] | None]:
     header = transcript.header
     result = transcript.result or {}
     seed = header["seed"]
-    specs = header_specs(transcript, definition)
+    specs = _specs(transcript, definition)
     has_records = _format(transcript) >= RECORDS_FORMAT
     if not has_records and any(s.bot is None for s in specs):
         raise ReplayError(f"written before decision records (format "
                           f"{header.get('format')}), and not every seat is a bot")
     # With records, every seat is handed its recorded answers (a bot's too: the re-play
     # then needs no bot code, only the engine and its prompts); without, bots re-run.
-    written = _recorded(transcript) if has_records else None
+    lines = _Written(transcript, decoded)
+    written = lines.records() if has_records else None
     recorded = by_seat(written) if written is not None else None
     try:
         config = build_config(definition, dict(header["config"]), None)
@@ -389,25 +441,13 @@ async def _play(transcript: Transcript, definition: GameDefinition
         raise ReplayError(f"set-up failed: {type(exc).__name__}: {exc}"[:300]) from None
     prepared = PreparedGame(definition, engine, ctx.data, seed)
     _check_header(header, prepared)
-    lines: list[str] = []
     events: list[Event] = []
-
-    def sink(event: Event) -> None:
-        if has_records:
-            # What the transcript writer writes: {"kind": "event", **event.to_json()}.
-            lines.append(_EVENT_LINE + dumps(event.to_json())[1:])
-        elif event.type != DECISION_EVENT:
-            # A format-2 writer wrote no records, and numbered the other events 1, 2, ...
-            numbered = {**event.to_json(), "seq": len(lines) + 1}
-            lines.append(_EVENT_LINE + dumps(numbered)[1:])
-        events.append(event)
-
-    outcome = await prepared.play(sink)
+    outcome = await prepared.play(events.append)
     seats = ctx.seats_out
     for rs in seats.values():
         if rs.problem is not None:
             raise ReplayError(rs.problem)
-    _check_events(transcript, lines)
+    _check_events(lines, _as_written(events, has_records))
     _check_result(result, outcome)
     return events, seats, written
 
@@ -422,19 +462,46 @@ def _check_header(header: Mapping[str, Any], prepared: PreparedGame) -> None:
         raise ReplayError("the re-played game's set-up (the header's game facts) differs")
 
 
-def _check_events(transcript: Transcript, lines: Sequence[str]) -> None:
-    recorded = transcript.event_lines
-    if recorded is None:
-        recorded = [dumps({"kind": "event", **e.to_json()}) for e in transcript.events]
-    for i, (mine, theirs) in enumerate(zip(lines, recorded, strict=False)):
-        if mine != theirs and _decoded(mine) != _decoded(theirs):
-            seq = (_decoded(theirs) or {}).get("seq") if isinstance(
-                _decoded(theirs), dict) else None
-            raise ReplayError(f"event #{i + 1} (seq {seq}) differs in the replay: "
-                              f"{_short(theirs)} was recorded, {_short(mine)} re-played")
-    if len(lines) != len(recorded):
-        raise ReplayError(f"the replay has {len(lines)} events, the transcript "
-                          f"{len(recorded)}")
+def _as_written(events: Sequence[Event], has_records: bool) -> list[dict[str, Any]]:
+    """Each re-played event as the transcript writer writes it: `{"kind": "event",
+    **event.to_json()}` (the key's place in the line does not matter to JSON)."""
+    out = []
+    if has_records:
+        for event in events:
+            obj = event.to_json()
+            obj["kind"] = "event"
+            out.append(obj)
+    else:
+        # A format-2 writer wrote no records, and numbered the other events 1, 2, ...
+        for event in events:
+            if event.type != DECISION_EVENT:
+                obj = event.to_json()
+                obj["kind"] = "event"
+                obj["seq"] = len(out) + 1
+                out.append(obj)
+    return out
+
+
+def _check_events(written: _Written, mine: Sequence[dict[str, Any]]) -> None:
+    """Every re-played event equals its written line as JSON; the first that does not is
+    named. The values are compared first (the line decoded, the event as the writer
+    would write it); when they differ, the line the writer would write is compared with
+    the written one: byte for byte (a shortcut), then decoded, which is the rule (the
+    same JSON: a tuple the writer writes as a list, a NaN, equal too). That is the rule
+    the byte-by-byte check had when the bytes differed."""
+    values, lines = written.values, written.lines
+    for i, (obj, theirs) in enumerate(zip(mine, values, strict=False)):
+        if obj == theirs:
+            continue
+        line = _EVENT_LINE + dumps({k: v for k, v in obj.items() if k != "kind"})[1:]
+        if line == lines[i] or _decoded(line) == theirs:
+            continue
+        seq = theirs.get("seq") if isinstance(theirs, dict) else None
+        raise ReplayError(f"event #{i + 1} (seq {seq}) differs in the replay: "
+                          f"{_short(lines[i])} was recorded, {_short(line)} re-played")
+    if len(mine) != len(lines):
+        raise ReplayError(f"the replay has {len(mine)} events, the transcript "
+                          f"{len(lines)}")
 
 
 def _decoded(line: str) -> Any:

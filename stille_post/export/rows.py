@@ -49,13 +49,14 @@ REPLAYED = "replayed"
 @dataclass(frozen=True)
 class GameSource:
     """One transcript to export, with the id its rows carry. A `quick` one was read for
-    a re-play: its header and result are parsed, its events only kept as written lines
-    (`transcript.events` is empty; export/sources.py)."""
+    a re-play: its events are kept as written lines and their decoded values
+    (`written`), not as `Event`s (`transcript.events` is empty; export/sources.py)."""
 
     game_id: str
     transcript: Transcript
     path: Path | None = None
     quick: bool = False
+    written: list[Any] | None = None  # each event line decoded (quick sources)
 
 
 # --- converters of the shared objects ---------------------------------------------------

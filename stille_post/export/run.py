@@ -328,7 +328,7 @@ async def _replay(source: GameSource) -> Replay:
     definition = all_games().get(t.game)
     if definition is None:
         return Replay([], None, f"the game {t.game!r} is not installed here", None)
-    return await replay(t, definition)
+    return await replay(t, definition, source.written)
 
 
 def _expected(source: GameSource) -> bool:

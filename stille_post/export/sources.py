@@ -114,9 +114,10 @@ def _names(root: Path, skip: str | None) -> Iterator[str]:
 
 def read(found: Found, *, quick: bool = False) -> GameSource | Skipped:
     """The transcript, or why it is skipped. `quick`: for a re-play, which compares
-    every event line with its own: the header and the result are parsed and the event
-    lines kept as written, unparsed (`GameSource.quick`); a transcript whose first and
-    last lines are not those is read whole. A quick source whose re-play fails is read
+    every event line with its own: every line is decoded at once, the event lines kept
+    as written beside their decoded values (`GameSource.quick`, `written`), and no
+    `Event` is built; a transcript whose first and last lines are not a header and a
+    result is read whole. A quick source whose re-play fails is read
     again whole (`read_whole`) to say whether it is damaged."""
     path = found.path
     try:
@@ -127,9 +128,9 @@ def read(found: Found, *, quick: bool = False) -> GameSource | Skipped:
     if surrogate is not None:
         return Skipped(path, surrogate)
     if quick:
-        t = _quick(raw)
-        if t is not None:
-            return GameSource(found.game_id, t, path, quick=True)
+        got = _quick(raw)
+        if got is not None:
+            return GameSource(found.game_id, got[0], path, quick=True, written=got[1])
     return read_whole(found.game_id, path)
 
 
@@ -166,21 +167,34 @@ def header_problem(header: dict[str, Any]) -> str | None:
     return None
 
 
-def _quick(raw: bytes) -> Transcript | None:
-    lines = [x for x in raw.split(b"\n") if x.strip()]
+def _quick(raw: bytes) -> tuple[Transcript, list[Any]] | None:
+    """The transcript with its event lines kept as written, and every line decoded by
+    one `json.loads` of them all (a call per line costs twice as much); None when that
+    does not give exactly one header, the events and one result (then the transcript is
+    read whole, which names what is wrong)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [x.rstrip("\r") for x in lines]
+    lines = [x for x in lines if x and not x.isspace()]
     if len(lines) < 2:
         return None
     try:
-        header = json.loads(lines[0])
-        result = json.loads(lines[-1])
-        events = [x.decode("utf-8").rstrip("\r") for x in lines[1:-1]]
+        objs = json.loads("[" + ",".join(lines) + "]")
     except (ValueError, RecursionError):
         return None
+    if len(objs) != len(lines):  # a line that held two values, or none
+        return None
+    header, result = objs[0], objs[-1]
     if not (isinstance(header, dict) and header.get("kind") == "header"
             and header_problem(header) is None
             and isinstance(result, dict) and result.get("kind") == "result"):
         return None
-    return Transcript(header=header, events=[], result=result, event_lines=events)
+    events = lines[1:-1]
+    return Transcript(header=header, events=[], result=result, event_lines=events), objs[1:-1]
 
 
 def _lone_surrogate(raw: bytes) -> str | None:

@@ -16,9 +16,12 @@ identity for the row group).
 
 from __future__ import annotations
 
+import importlib.abc
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -81,6 +84,34 @@ class _Parts:
         if self.current is not None:
             self.current[0].unlink(missing_ok=True)
             self.current = None
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """A finder that says pandas cannot be imported (`skip_pandas_probe`)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ImportError("pandas is not needed to write Parquet")
+
+
+def skip_pandas_probe() -> None:
+    """pyarrow's `pa.array` asks once per process whether pandas can be imported (to
+    accept pandas objects), and imports it to find out: ~0.4 s of CPU in every export,
+    for rows that are Python lists. When pandas is not imported yet, that first question
+    is answered "no" here. pyarrow asks again, and imports pandas, when something does
+    need it (`Table.to_pandas`), but until then it takes no pandas object for an array:
+    so only the `stille-post export` command calls this, in a process of its own, never
+    `run_export` in a caller's process (a notebook's)."""
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    blocker = _NoPandas()
+    sys.meta_path.insert(0, blocker)
+    try:
+        pa.array([], type=pa.null())
+    finally:
+        sys.meta_path.remove(blocker)
 
 
 class ParquetSink:
@@ -163,27 +194,34 @@ class _ArrowBatch:
         self.rows.append(row)
         for name, unique in self._unique.items():
             objs = row.get(name)
-            flat, index = self._flat[name], self._index[name]
+            flat = self._flat[name]
             if objs is None:
                 self._nulls[name].append(True)
             else:
                 self._nulls[name].append(False)
-                ids = list(map(id, objs))
-                for obj, key in zip(objs, ids, strict=True):
-                    if key not in index:  # new to this row group (the last turn, mostly)
-                        index[key] = len(unique)
+                index = self._index[name]
+                get = index.get
+                messages = name == "messages"
+                for obj in objs:
+                    at = get(id(obj))
+                    if at is None:  # new to this row group (the last turn, mostly)
+                        at = index[id(obj)] = len(unique)
                         unique.append(obj)
-                        if name == "messages":
+                        if messages:
                             self._sizes.append(len(obj.content))
-                at = list(map(index.__getitem__, ids))
-                flat.extend(at)
-                if name == "messages":
-                    self.text += sum(map(self._sizes.__getitem__, at))
+                    flat.append(at)
+                if messages:
+                    self.text += sum(map(self._sizes.__getitem__, flat[-len(objs):])) \
+                        if objs else 0
             self._offsets[name].append(len(flat))
 
     def table(self) -> pa.Table:
         import pyarrow as pa
 
+        # The plain columns, transposed from the rows at once (a list per column).
+        plain = [name for name in self.schema.names if name not in self._unique]
+        columns = dict(zip(plain, zip(*map(itemgetter(*plain), self.rows), strict=True),
+                           strict=True)) if self.rows else {name: () for name in plain}
         arrays = []
         for field in self.schema:
             name = field.name
@@ -197,7 +235,7 @@ class _ArrowBatch:
                     pa.array(self._offsets[name], type=pa.int32()), values,
                     type=field.type, mask=pa.array(self._nulls[name], type=pa.bool_())))
             else:
-                arrays.append(pa.array([r[name] for r in self.rows], type=field.type))
+                arrays.append(pa.array(columns[name], type=field.type))
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
 

@@ -161,7 +161,8 @@ class LLMPlayer:
                                         generation)
         self.last_request: ChatRequest | None = None  # for debugging a prompt
 
-    async def decide(self, decision: Decision[Any]) -> Action:
+    def request(self, decision: Decision[Any]) -> ChatRequest:
+        """The request `decide` sends for `decision` (the data export captures it here)."""
         request = self.prompts.render(decision)
         gen = self.generation
         if decision.generation is not None:  # precedence: seat < phase (players/generation.py)
@@ -172,6 +173,10 @@ class LLMPlayer:
                 # The rules of this moment as a schema, for the API to decode under.
                 request = replace(request, structured=gen.structured, legal=legal_moves(
                     self.prompts, decision, narrow=gen.structured == "legal"))
+        return request
+
+    async def decide(self, decision: Decision[Any]) -> Action:
+        request = self.request(decision)
         self.last_request = request
         stats = _stats_for(self.provider, self.name)
         stats.calls += 1
