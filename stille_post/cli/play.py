@@ -59,7 +59,13 @@ COMMON = [
                 "./models.toml if present"),
     option("strict", bool, False, "--strict",
            help="exit 1 when an LLM seat never got a valid answer (a dead server, a "
-                "cassette that does not match)"),
+                "cassette that does not match); a server that dies during the game "
+                "aborts it"),
+    option("structured", str | None, None, "--structured",
+           help="constrained decoding for every LLM seat: off | schema (the legal moves "
+                "as a schema) | legal (also the legal words); default: each alias's own"),
+    option("no_preflight", bool, False, "--no-preflight",
+           help="with --online: do not probe the model servers before the game"),
     option("port", int | None, None, "--port",
            help="with a `web` seat: serve its page on 127.0.0.1:PORT (0 or omitted: any "
                 "free port; the URL is printed)"),
@@ -112,10 +118,13 @@ def run_play(definition: GameDefinition, common: dict[str, Any], flags: dict[str
         _warn_without_walls()
     host = HumanHost(port=common.get("port"), vocabulary=definition.events)
 
+    probe = None if common.get("no_preflight") else [*(players or []), *roles.values()]
     stop = _Stop(host)
     placed: list[Path] = []
     with llm_session(online=bool(common.get("online")), record=common.get("record"),
                      replay=common.get("replay"), models=common.get("models"),
+                     structured=common.get("structured"), preflight_seats=probe,
+                     strict=bool(common.get("strict")),
                      seats=[*(players or []), *roles.values()]) as llm_factory:
         watch: Any = None
         if people:

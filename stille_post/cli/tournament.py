@@ -78,9 +78,13 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
     as_json = bool(cli.get("as_json"))
     # keep_providers=False: a provider per LLM seat of every game, lent by a pool that
     # takes it back when its game is over (providers/pool.py)
+    from stille_post.cli.llm_seats import preflight
+    from stille_post.providers.models import active_models
+
     with llm_session(online=bool(cli.get("online")), record=None, replay=cli.get("replay"),
                      keep_providers=False, models=settings.models,
                      max_in_flight=settings.max_in_flight,
+                     structured=settings.structured,
                      seats=[*(settings.players or ()), *(settings.pool or ()),
                             *(settings.roles or {}).values()]) as llm_factory, \
             isolating_agents(settings.isolate_agents):
@@ -93,6 +97,10 @@ def run_tournament_cmd(definition: GameDefinition | None, cli: dict[str, Any],
         check_caps(config, caps, settings.workers)
         validate(config, llm_factory)
         check_folder(folder, config, resume=bool(cli.get("resume")))
+        if cli.get("online") and settings.preflight:
+            # After every local check: a dead server is found before any game starts.
+            preflight([*(settings.players or settings.pool or ()),
+                       *settings.roles.values()], active_models())
         if not as_json:
             shard = f", shard {config.shard}" if config.shard else ""
             Console(stderr=True).print(
@@ -252,9 +260,14 @@ def workers_for(settings: TournamentSettings, calls_models: bool, caps: Caps,
 
 
 def _print_summary(folder: Path, stats: RunStats, as_json: bool) -> None:
+    from stille_post.providers.replicas import counts as replica_counts
+
     summary = aggregate(load_results(folder))
     summary["this_run"] = {"played": stats.played, "skipped": stats.skipped,
                            "aborted": stats.aborted}
+    replicas = replica_counts()
+    if replicas:  # calls per replica of a replicated alias (providers/replicas.py)
+        summary["this_run"]["replicas"] = replicas
     if stats.budget is not None:
         summary["budget"] = {k: stats.budget[k] for k in ("stopped", "reason", "cap", "caps",
                                                            "games")}
@@ -334,6 +347,11 @@ def _print_aggregate(console: Console, summary: dict[str, Any]) -> None:
         print_table(console, f"spend: ${spend['dollars']:.4f}, {spend['tokens']:,} tokens",
                     [Column(col, right=col != "model") for col in SPEND_COLUMNS],
                     [list(row) for row in spend_table_rows(spend)])
+    replicas = summary.get("this_run", {}).get("replicas")
+    if replicas:
+        console.print("calls per replica: " + "; ".join(
+            f"{url} {c['calls']}" + (f" ({c['failed']} failed)" if c["failed"] else "")
+            for url, c in replicas.items()))
     budget = summary.get("budget")
     if budget is not None:
         style = "yellow" if budget["stopped"] == "budget" else "green"

@@ -1,7 +1,8 @@
 """A decision row read back as our neutral request: `ChatRequest` and the reply.
 
 The exported columns are the request's own fields (system, messages with their tool
-calls, tools, tool choice and the settings the prompt set), so a row turns back into
+calls, tools, tool choice, the settings the prompt set, and a structured seat's mode
+and legal-move schemas), so a row turns back into
 the request the game's PromptBook rendered, which each provider adapter turns into its
 API's body (tests/export/test_cassette_prompts.py sends them through the adapters and
 finds each in the game's cassette). A seat's own settings (a provider default, a
@@ -17,7 +18,7 @@ from typing import Any
 
 from stille_post.players.base import Action
 from stille_post.players.generation import GenerationConfig
-from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall
+from stille_post.providers.base import ChatRequest, LegalMoves, Message, Tool, ToolCall
 
 
 def _json(text: Any) -> Any:
@@ -58,7 +59,18 @@ def request_of(row: Mapping[str, Any], ask: int = 0) -> ChatRequest | None:
         tool_choice=row.get("tool_choice"),
         reasoning_effort=settings.get("reasoning_effort"),
         extra=_json(settings.get("extra")) or {},
+        structured=row.get("structured"),
+        legal=_legal(row.get("legal")),
     )
+
+
+def _legal(text: Any) -> LegalMoves | None:
+    """A structured seat's legal moves, read back from the `legal` column."""
+    data = _json(text)
+    if not isinstance(data, dict):
+        return None
+    return LegalMoves(tools=data.get("tools") or {}, text=data.get("text"),
+                      free=bool(data.get("free")))
 
 
 def phase_of(row: Mapping[str, Any]) -> GenerationConfig | None:

@@ -110,7 +110,8 @@ class ReplaySeat:
     its record; either way each ask's request is rendered and kept first."""
 
     def __init__(self, seat: int, book: PromptBook, *, bot: Player | None = None,
-                 records: Sequence[DecisionRecord] = (), aborted: str | None = None) -> None:
+                 records: Sequence[DecisionRecord] = (), aborted: str | None = None,
+                 structured: str | None = None) -> None:
         self.seat = seat
         self.bot = bot
         self.name = bot.name if bot is not None else f"replay:{seat}"
@@ -119,7 +120,11 @@ class ReplaySeat:
         self.instant = True if bot is None else is_instant(bot)
         self._records = list(records)
         self._aborted = aborted
-        self._llm = LLMPlayer(_NO_PROVIDER, book, name=self.name)
+        # A structured seat's requests carry the legal moves of each moment (players/llm.py),
+        # and its replies count as answered under them (the adherence tally).
+        self.structured = structured
+        self._llm = LLMPlayer(_NO_PROVIDER, book, name=self.name, generation=(
+            GenerationConfig(structured=structured) if structured else None))
         self._record: DecisionRecord | None = None
         self._ask = 0
         self.prompts: list[list[Prompt]] = []  # per decision asked, one per ask
@@ -157,7 +162,11 @@ class ReplaySeat:
             assert self._aborted is not None
             raise GameAborted(self._aborted)
         if self._ask < len(record.replies):
-            return record.replies[self._ask].action
+            action = record.replies[self._ask].action
+            asked = self.prompts[-1][-1].request  # this ask's request, rendered just now
+            if self.structured and asked is not None:
+                action = replace(action, legal=asked.legal)
+            return action
         if self._ask == len(record.replies) and record.no_reply:
             failure = record.failure or ""
             if failure.startswith(_DEADLINE):
@@ -211,8 +220,10 @@ class _ReplayContext(SetupContext):
         return self._answered(seat)
 
     def _answered(self, seat: int) -> ReplaySeat:
+        spec = self.header_specs[seat - 1] if 0 < seat <= len(self.header_specs) else None
         return ReplaySeat(seat, self.definition.prompts,
-                          records=(self.recorded or {}).get(seat, ()), aborted=self.aborted)
+                          records=(self.recorded or {}).get(seat, ()), aborted=self.aborted,
+                          structured=spec.structured if spec is not None else None)
 
     def table(self, players: Mapping[int, Player]) -> Table:
         # Every seat goes through a ReplaySeat, also the ones a game builds itself.
@@ -259,11 +270,19 @@ def header_specs(transcript: Transcript, definition: GameDefinition) -> list[Sea
             specs.append(SeatSpec(raw=label, agent=agent, agent_model=model or None))
         elif head == "script" and rest:
             specs.append(SeatSpec(raw=label, script=rest))
-        elif head == "model" and rest:
-            specs.append(SeatSpec(raw=label, provider=_text(row.get("provider")),
-                                  model=_text(row.get("model")), alias=rest))
-        elif head in LLM_KINDS and rest:
-            specs.append(SeatSpec(raw=label, provider=head, model=rest))
+        elif head in ("model", *LLM_KINDS) and rest:
+            # A structured seat's label ends with its mode: "model:x (schema)".
+            mode = _text(row.get("structured"))
+            if mode and rest.endswith(f" ({mode})"):
+                rest = rest[:-len(f" ({mode})")]
+            else:
+                mode = None
+            if head == "model":
+                specs.append(SeatSpec(raw=label, provider=_text(row.get("provider")),
+                                      model=_text(row.get("model")), alias=rest,
+                                      structured=mode))
+            else:
+                specs.append(SeatSpec(raw=label, provider=head, model=rest, structured=mode))
         else:
             raise ReplayError(f"seat {seat}'s player {label!r} is no seat this package knows")
     return specs

@@ -34,12 +34,12 @@ from stille_post.games.kit.adherence import refused_kind
 from stille_post.games.kit.table import DECISION_EVENT
 from stille_post.players.generation import GenerationConfig
 from stille_post.players.specs import LLM_KINDS
-from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall
+from stille_post.providers.base import ChatRequest, LegalMoves, Message, Tool, ToolCall
 from stille_post.providers.pricing import seat_cost_usd
 
 # The version of the tables' columns (docs/data.md). A change of a column's name, type or
 # meaning is a new version; a new column is one too.
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2  # 2: `structured` and `legal` (issue 41)
 Table = Literal["decisions", "games", "events"]
 TABLES: tuple[Table, ...] = ("decisions", "games", "events")
 # `prompt_source` of a decision whose requests come from a checked re-play.
@@ -91,6 +91,14 @@ def settings_json(request: ChatRequest | GenerationConfig) -> dict[str, Any]:
             "temperature": request.temperature,
             "reasoning_effort": request.reasoning_effort,
             "extra": json_text(dict(request.extra))}
+
+
+def legal_json(legal: LegalMoves | None) -> str | None:
+    """A structured seat's legal moves of the moment (providers/base.py `LegalMoves`), as
+    JSON text: the schemas its request was decoded under."""
+    if legal is None:
+        return None
+    return dumps({"tools": dict(legal.tools), "text": legal.text, "free": legal.free})
 
 
 _NO_SETTINGS: dict[str, Any] = {"max_output_tokens": None, "temperature": None,
@@ -287,6 +295,8 @@ def decision_rows(source: GameSource, replay: Replay, scheme: RewardScheme,
             "settings": settings_json(request) if request is not None else None,
             "phase_settings": settings_json(first.phase)
             if first is not None and first.phase is not None else None,
+            "structured": request.structured if request is not None else None,
+            "legal": legal_json(request.legal) if request is not None else None,
             "reply": reply_json(reply),
             "error": error,
             "reason": reply.reason if reply is not None else None,

@@ -79,6 +79,8 @@ DECISIONS = pa.schema([
     ("tool_choice", _str),
     ("settings", SETTINGS),
     ("phase_settings", SETTINGS),
+    ("structured", _str),  # a structured seat's decoding mode: "schema" | "legal"
+    ("legal", _str),  # JSON text: the legal-move schemas its request carried
     ("reply", REPLY),
     ("error", _str),
     ("reason", _str),

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from stille_post.providers.base import ChatRequest, Tool, ToolCall, Usage
+from stille_post.providers.base import ChatRequest, LegalMoves, Tool, ToolCall, Usage
 
 if TYPE_CHECKING:
     from stille_post.players.generation import GenerationConfig
@@ -42,6 +42,9 @@ class Action:
     usage: Usage | None = None
     model: str | None = None
     provider_data: dict[str, Any] = field(default_factory=dict, compare=False)
+    # The legal moves the reply was decoded under (a structured seat), for the kit's
+    # count of refused replies that met them (games/kit/adherence.py); None: free.
+    legal: LegalMoves | None = field(default=None, compare=False)
 
 
 class Player(Protocol):
@@ -58,6 +61,21 @@ def is_instant(player: object) -> bool:
 
 
 class PromptBook(Protocol):
-    """A game's prompts: turns a decision into the request an LLM sees."""
+    """A game's prompts: turns a decision into the request an LLM sees.
+
+    A game may also say what the rules allow at that moment, for constrained decoding:
+    `legal_moves(decision, narrow=False) -> LegalMoves | None` (see `legal_moves`)."""
 
     def render(self, decision: Decision[Any]) -> ChatRequest: ...
+
+
+def legal_moves(prompts: PromptBook, decision: Decision[Any], *,
+                narrow: bool = False) -> LegalMoves | None:
+    """What the rules allow as the answer to `decision`, as the game's prompt book states
+    it (None: a game that states nothing, or a free answer). `narrow`: also narrow free
+    vocabularies to the legal ones where the rules define them (structured = "legal")."""
+    method = getattr(prompts, "legal_moves", None)
+    if method is None:
+        return None
+    found: LegalMoves | None = method(decision, narrow=narrow)
+    return found

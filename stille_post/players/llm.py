@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from stille_post.core.errors import GameAborted, ProviderError, StillePostError
 from stille_post.core.text import clean_data, clean_text
-from stille_post.players.base import Action, Decision, PromptBook
+from stille_post.players.base import Action, Decision, PromptBook, legal_moves
 from stille_post.providers.base import (
     ChatRequest,
     Completion,
@@ -118,8 +118,12 @@ def safe_completion(completion: Completion) -> tuple[str, tuple[ToolCall, ...]]:
     return safe_text(text).strip(), tuple(calls)
 
 
+STRUCTURED_MODES = ("schema", "legal")
+
+
 def with_generation(request: ChatRequest, gen: GenerationConfig) -> ChatRequest:
-    """`request` with the settings `gen` sets laid over what the prompts rendered."""
+    """`request` with the settings `gen` sets laid over what the prompts rendered.
+    (A structured mode is laid by `decide`, which asks the game for the legal moves.)"""
     return replace(
         request,
         max_output_tokens=gen.max_output_tokens if gen.max_output_tokens is not None
@@ -165,6 +169,10 @@ class LLMPlayer:
             gen = decision.generation.over(gen)
         if gen is not None:
             request = with_generation(request, gen)
+            if gen.structured in STRUCTURED_MODES:
+                # The rules of this moment as a schema, for the API to decode under.
+                request = replace(request, structured=gen.structured, legal=legal_moves(
+                    self.prompts, decision, narrow=gen.structured == "legal"))
         return request
 
     async def decide(self, decision: Decision[Any]) -> Action:
@@ -208,4 +216,5 @@ class LLMPlayer:
             usage=completion.usage,
             model=safe_model(model) if model else model,
             provider_data=dict(completion.provider_data),
+            legal=request.legal,
         )

@@ -30,7 +30,7 @@ from typing import Any
 from stille_post.core.errors import MissingKeyError, UsageError
 from stille_post.players.base import Player, PromptBook
 from stille_post.players.generation import GenerationConfig, effective
-from stille_post.players.specs import LLM_KINDS
+from stille_post.players.specs import LLM_KINDS, SeatSpec
 from stille_post.providers.inflight import in_flight_caps
 from stille_post.providers.models import (
     ModelAlias,
@@ -128,8 +128,10 @@ class SeatFactory:
 
     def __init__(self, *, replay: bool = False, base_urls: Mapping[str, str] | None = None,
                  extra_options: Mapping[str, Any] | None = None,
-                 models: ModelRegistry | None = None, keep_providers: bool = True) -> None:
+                 models: ModelRegistry | None = None, keep_providers: bool = True,
+                 recording: bool = False) -> None:
         self.replay = replay
+        self.recording = recording
         self.base_urls = dict(base_urls or {})
         self.extra_options = dict(extra_options or {})
         self.models = models if models is not None else active_models()
@@ -142,7 +144,6 @@ class SeatFactory:
     def __call__(self, spec_text: str, prompts: PromptBook) -> Player:
         from stille_post.players.llm import LLMPlayer
         from stille_post.players.specs import parse_seat_spec
-        from stille_post.providers import create_provider
 
         spec = parse_seat_spec(spec_text, (), models=self.models)
         assert spec.provider is not None and spec.model is not None
@@ -150,10 +151,10 @@ class SeatFactory:
         # The seat's model is its game identity; the API may know it by another name.
         api_model = alias.model if alias is not None else spec.model
         options = seat_provider_options(spec.provider, replay=self.replay)
-        base_url = spec.base_url or (alias.base_url if alias else None) \
-            or self.base_urls.get(spec.provider)
-        if base_url:
-            options["base_url"] = base_url
+        urls = seat_urls(spec, alias, self.base_urls)
+        if self.replay or self.recording:
+            # A cassette matches requests by host: its seats call the first replica only.
+            urls = urls[:1]
         options.update(self.extra_options)
         if alias is not None:
             options["alias"] = alias.name  # its own cap on calls in flight, if it sets one
@@ -161,17 +162,41 @@ class SeatFactory:
         if kind == "inspect":
             options["replay"] = self.replay
             self._announce_inspect(api_model)
+        generation = seat_generation(kind, alias, spec.structured)
+
+        def make() -> Any:
+            return self._provider(kind, api_model, options, urls, spec.raw)
+
         if self.keep_providers:
-            provider = create_provider(kind, api_model, **options)
+            provider = make()
             self.providers.append(provider)
-            return LLMPlayer(provider, prompts, name=spec.raw,
-                             generation=seat_generation(kind, alias))
-        key = None if self.replay else pool_key(kind, api_model, options)
-        provider = self.pool.lend(key, lambda: create_provider(kind, api_model, **options))
-        player = LLMPlayer(provider, prompts, name=spec.raw,
-                           generation=seat_generation(kind, alias))
+            return LLMPlayer(provider, prompts, name=spec.raw, generation=generation)
+        keyed = {**options, "base_url": "|".join(urls)} if urls else options
+        key = None if self.replay else pool_key(kind, api_model, keyed)
+        provider = self.pool.lend(key, make)
+        player = LLMPlayer(provider, prompts, name=spec.raw, generation=generation)
         self.pool.take_back_when_freed(player, key, provider)
         return player
+
+    def _provider(self, kind: str, api_model: str, options: Mapping[str, Any],
+                  urls: tuple[str, ...], label: str) -> Any:
+        """The seat's adapter (one per replica), watched for a server that dies
+        (providers/replicas.py); a replayed seat's is the adapter alone."""
+        from stille_post.providers import create_provider
+        from stille_post.providers.replicas import Watched, one_attempt
+
+        if len(urls) <= 1:
+            single = {**options, "base_url": urls[0]} if urls else dict(options)
+            provider = create_provider(kind, api_model, **single)
+            if self.replay or kind == "inspect":  # Inspect calls its models itself
+                return provider
+            url = getattr(provider, "base_url", None) or (urls[0] if urls else kind)
+            return Watched(kind, (url,), (provider,), label=label)
+        policy = options.get("retry_policy")
+        inner = [create_provider(kind, api_model, **{**options, "base_url": u,
+                                                     "retry_policy": one_attempt(policy)})
+                 for u in urls]
+        return Watched(kind, urls, inner, label=label, policy=policy)
 
     def _announce_inspect(self, model: str) -> None:
         """One line at the start, per Inspect provider whose traffic a cassette does not
@@ -185,11 +210,7 @@ class SeatFactory:
             print(f"warning: {note}", file=sys.stderr)
 
     def alias_of(self, provider: str, model: str, alias: str | None) -> ModelAlias | None:
-        """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias
-        NAME when it belongs to the same provider."""
-        if alias is not None:
-            return self.models.get(alias)
-        return self.models.for_seat(provider, model)
+        return alias_of(self.models, provider, model, alias)
 
     async def aclose(self) -> None:
         """Close every kept provider's connections, and the pool's idle ones on this loop.
@@ -203,6 +224,26 @@ class SeatFactory:
                     await close()
 
 
+def alias_of(models: ModelRegistry, provider: str, model: str,
+             alias: str | None) -> ModelAlias | None:
+    """`model:ALIAS` seats name theirs; a `PROVIDER:NAME` seat picks up the alias NAME
+    when it belongs to the same provider."""
+    if alias is not None:
+        return models.get(alias)
+    return models.for_seat(provider, model)
+
+
+def seat_urls(spec: SeatSpec, alias: ModelAlias | None,
+              base_urls: Mapping[str, str]) -> tuple[str, ...]:
+    """The base URLs a seat calls: its alias's replicas, else the one URL its spec, its
+    alias or the kind's override names; () for the adapter's default."""
+    if alias is not None and alias.base_urls and spec.base_url in (None, alias.base_url):
+        return alias.base_urls
+    assert spec.provider is not None
+    one = spec.base_url or (alias.base_url if alias else None) or base_urls.get(spec.provider)
+    return (one,) if one else ()
+
+
 def make_llm_factory(
     *,
     replay: bool = False,
@@ -210,20 +251,80 @@ def make_llm_factory(
     extra_options: Mapping[str, Any] | None = None,
     models: ModelRegistry | None = None,
     keep_providers: bool = True,
+    recording: bool = False,
 ) -> SeatFactory:
     return SeatFactory(replay=replay, base_urls=base_urls, extra_options=extra_options,
-                       models=models, keep_providers=keep_providers)
+                       models=models, keep_providers=keep_providers, recording=recording)
 
 
-def seat_generation(kind: str, alias: ModelAlias | None) -> GenerationConfig:
+def seat_generation(kind: str, alias: ModelAlias | None,
+                    structured: str | None = None) -> GenerationConfig:
     """A seat's settings over its provider's defaults (the phase's go over both, per
-    call, in LLMPlayer)."""
+    call, in LLMPlayer). `structured`: the seat's decoding mode (its spec's)."""
     default = GenerationConfig(max_output_tokens=_max_output_tokens(kind))
-    if alias is None:
-        return default
-    seat = GenerationConfig(alias.max_output_tokens, alias.temperature,
-                            alias.reasoning_effort, dict(alias.extra))
-    return effective(default, seat)
+    if alias is not None:
+        default = effective(default, GenerationConfig(
+            alias.max_output_tokens, alias.temperature, alias.reasoning_effort,
+            dict(alias.extra)))
+    if structured:
+        default = effective(default, GenerationConfig(structured=structured))
+    return default
+
+
+def _default_url(kind: str) -> str:
+    from stille_post.providers.anthropic_api import ANTHROPIC_BASE_URL
+    from stille_post.providers.google_api import GOOGLE_BASE_URL
+    from stille_post.providers.openai_api import OPENAI_BASE_URL
+
+    return {"openai": OPENAI_BASE_URL, "anthropic": ANTHROPIC_BASE_URL,
+            "google": GOOGLE_BASE_URL}.get(kind, "")
+
+
+def seat_endpoints(texts: Iterable[str], registry: ModelRegistry,
+                   base_urls: Mapping[str, str] | None = None) -> list[Any]:
+    """The endpoints (replicas) of the LLM seats among `texts` (seat specs as written;
+    bots and scripts have none), for the preflight probe."""
+    from stille_post.players.specs import parse_seat_spec
+    from stille_post.providers.preflight import SeatEndpoints
+
+    out: list[SeatEndpoints] = []
+    for text in dict.fromkeys(texts):
+        try:
+            spec = parse_seat_spec(text, (), models=registry)
+            if spec.agent_model is not None:
+                spec = parse_seat_spec(spec.agent_model, (), models=registry)
+        except UsageError:
+            continue  # a bot, or a bad spec (the game names it in one line)
+        if not spec.is_llm or spec.provider is None or spec.model is None:
+            continue
+        alias = alias_of(registry, spec.provider, spec.model, spec.alias)
+        urls = seat_urls(spec, alias, base_urls or {}) or (_default_url(spec.provider),)
+        if all(urls):
+            out.append(SeatEndpoints(text, spec.provider, urls))
+    return out
+
+
+def preflight(texts: Iterable[str], registry: ModelRegistry,
+              base_urls: Mapping[str, str] | None = None) -> None:
+    """Probe every endpoint the seats will call (providers/preflight.py): a seat none of
+    whose replicas answers is one line and exit 2; a dead replica of a live seat is a
+    warning line."""
+    from stille_post.providers.preflight import check
+    from stille_post.providers.replicas import found_dead
+
+    seats = seat_endpoints(texts, registry, base_urls)
+    if not seats:
+        return
+    stop, warnings, probes = check(seats)
+    if stop is not None:
+        raise UsageError(stop)
+    for line in warnings:
+        _warn(line)
+    found_dead(url for (_, url), p in probes.items() if not p.alive)
+
+
+def _warn(line: str) -> None:
+    print(f"warning: {line}", file=sys.stderr)
 
 
 def _max_output_tokens(kind: str) -> int | None:
@@ -249,6 +350,9 @@ def llm_session(
     models: Path | ModelRegistry | None = None,
     keep_providers: bool = True,
     max_in_flight: Mapping[str, int] | None = None,
+    structured: str | None = None,
+    preflight_seats: Iterable[str] | None = None,
+    strict: bool = False,
     seats: Iterable[str] = (),
 ) -> Iterator[SeatFactory | None]:
     """Yields the LLM factory for one game (or None when LLM seats are not allowed); a
@@ -266,6 +370,11 @@ def llm_session(
     `max_in_flight`: caps on calls in flight by provider kind or alias (`--max-in-flight`),
     over the aliases' own `max_in_flight` (providers/inflight.py); none by default.
 
+    `structured`: the run's `--structured` (None: each alias's own setting).
+    `preflight_seats`: live play probes the endpoints of these seat specs first
+    (providers/preflight.py; None: no probe, `--no-preflight`). During the block a
+    server that stops answering is one warning line; `strict` aborts its game instead.
+
     `seats`: the seat specs of the run; with --online every key they need and lack is
     named in one line before anything starts."""
     if record is not None and replay is not None:
@@ -279,16 +388,24 @@ def llm_session(
     if record is not None and record.exists():
         raise UsageError(f"{record} already exists; choose a new cassette path")
     registry = models if isinstance(models, ModelRegistry) else load_models(models)
+    if structured is not None:
+        registry = registry.with_structured(structured)
     if online:
         check_keys(seats, registry)
     caps = dict(max_in_flight or {})
     kinds = {k: v for k, v in caps.items() if k in LLM_KINDS}
     aliases = {**registry.in_flight_caps(),
                **{k: v for k, v in caps.items() if k not in LLM_KINDS}}
-    with using_models(registry), in_flight_caps(kinds, aliases):
+    from stille_post.providers.replicas import watching
+
+    with using_models(registry), in_flight_caps(kinds, aliases), \
+            watching(_warn, strict=strict):
         if not online and replay is None:
             yield None
             return
+        if online and preflight_seats is not None:
+            # Before any cassette is open: the probes are not part of a recording.
+            preflight(preflight_seats, registry, base_urls)
         from stille_post.providers.recording import cassette
 
         with ExitStack() as stack:
@@ -300,7 +417,8 @@ def llm_session(
                 stack.enter_context(cassette(replay, mode="replay"))
             factory = make_llm_factory(replay=replay is not None, base_urls=base_urls,
                                        extra_options=extra_options, models=registry,
-                                       keep_providers=keep_providers)
+                                       keep_providers=keep_providers,
+                                       recording=record is not None)
             if record is not None or replay is not None:
                 factory.cassette = "record" if record is not None else "replay"
             yield factory

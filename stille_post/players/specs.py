@@ -53,6 +53,10 @@ class SeatSpec:
     agent: str | None = None  # "agent:NAME" | "python:module:attr": an agent plug-in
     agent_model: str | None = None  # the agent's model, an LLM (or script) seat spec
     bot_args: tuple[tuple[str, str], ...] = ()  # `oracle:p=0.3`: the bot's arguments
+    # An LLM seat's constrained decoding ("schema" | "legal"; None: off), from its alias
+    # or the run's --structured (providers/models.py). Part of the label: a leaderboard
+    # never mixes a model's structured and free play under one name.
+    structured: str | None = None
 
     @property
     def is_llm(self) -> bool:
@@ -75,11 +79,12 @@ class SeatSpec:
             return f"bot:{self.bot}:{args}" if args else f"bot:{self.bot}"
         if self.script:
             return f"script:{self.script}"
+        mark = f" ({self.structured})" if self.structured else ""
         if self.alias:
             # The alias, not its API id: two aliases of one model (say, two reasoning
             # efforts) are two players on a leaderboard.
-            return f"model:{self.alias}"
-        return f"{self.provider}:{self.model}"
+            return f"model:{self.alias}{mark}"
+        return f"{self.provider}:{self.model}{mark}"
 
 
 def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
@@ -125,13 +130,27 @@ def parse_seat_spec(raw: str, bot_names: tuple[str, ...],
 
         if (problem := base_url_problem(url)) is not None:
             raise UnknownPlayerError(f"{raw!r}: {problem}")
-        return SeatSpec(raw=spec, provider=head, model=model, base_url=url)
+        return SeatSpec(raw=spec, provider=head, model=model, base_url=url,
+                        structured=_structured(head, model, None, models))
     if head == "inspect":
         provider, slash, name = rest.partition("/")
         if not slash or not provider.strip() or not name.strip():
             raise UnknownPlayerError(f"{raw!r}: write inspect:PROVIDER/MODEL "
                                      "(e.g. inspect:openai/gpt-5-mini, inspect:mockllm/model)")
-    return SeatSpec(raw=spec, provider=head, model=rest)
+        return SeatSpec(raw=spec, provider=head, model=rest)  # Inspect decodes as it will
+    return SeatSpec(raw=spec, provider=head, model=rest,
+                    structured=_structured(head, rest, None, models))
+
+
+def _structured(provider: str, model: str, alias: str | None,
+                models: ModelRegistry | None) -> str | None:
+    """An LLM seat's decoding mode (None: off): the run's, else its alias's."""
+    from stille_post.providers.models import active_models
+
+    registry = models if models is not None else active_models()
+    found = registry.get(alias) if alias is not None else registry.for_seat(provider, model)
+    mode = registry.structured_for(found)
+    return None if mode == "off" else mode
 
 
 def _bot_args(spec: str, text: str) -> tuple[tuple[str, str], ...]:
@@ -157,7 +176,8 @@ def _alias_seat(spec: str, name: str, models: ModelRegistry | None) -> SeatSpec:
     if alias is None:
         raise UnknownPlayerError(f"{spec!r}: {unknown_alias(name, registry)}")
     return SeatSpec(raw=spec, provider=alias.provider, model=alias.model,
-                    base_url=alias.base_url, alias=alias.name)
+                    base_url=alias.base_url, alias=alias.name,
+                    structured=_structured(alias.provider, alias.model, alias.name, registry))
 
 
 def _agent_seat(spec: str, head: str, rest: str, models: ModelRegistry | None) -> SeatSpec:

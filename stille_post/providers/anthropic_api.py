@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from stille_post.core.usage import token_count
+from stille_post.providers import structured
 from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
@@ -185,10 +186,12 @@ class AnthropicProvider:
         alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
         prompt_caching: bool = True,
+        free_text_tools: str | None = None,
     ) -> None:
         from anthropic import AsyncAnthropic
 
         self.model = model
+        self.free_text_tools = free_text_tools  # see OpenAIProvider
         self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
         key = resolve_key(api_key, ["ANTHROPIC_API_KEY"], self.kind)
         self.policy = make_policy(max_retries, retry_policy, timeout)
@@ -211,10 +214,17 @@ class AnthropicProvider:
             if self.prompt_caching:
                 block["cache_control"] = dict(_CACHE)
             params["system"] = [block]
-        if request.tools:
+        tools = structured.request_tools(request, self.kind, self.free_text_tools)
+        choice_name = request.tool_choice
+        answer = structured.text_schema(request)
+        if answer is not None:
+            # A text answer under a schema: a forced `answer` tool carries it.
+            tools = [*tools, structured.answer_tool(answer)]
+            choice_name = structured.ANSWER_TOOL
+        if tools:
             params["tools"] = [{"name": t.name, "description": t.description,
-                                "input_schema": t.parameters} for t in request.tools]
-            choice = tool_choice_param(request.tool_choice)
+                                "input_schema": t.parameters} for t in tools]
+            choice = tool_choice_param(choice_name)
             if choice is not None:
                 params["tool_choice"] = choice
         if request.temperature is not None:
@@ -249,4 +259,7 @@ class AnthropicProvider:
         except MalformedReply as exc:
             counted_unreadable(exc, request)
             raise
-        return with_known_usage(completion, request)
+        completion = with_known_usage(completion, request)
+        if structured.text_schema(request) is not None:
+            return structured.answer_call_to_text(completion)
+        return completion

@@ -7,6 +7,7 @@ Opaque provider data (Gemini's thought signatures, Anthropic's thinking blocks) 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -44,6 +45,31 @@ class Tool:
 
 
 @dataclass(frozen=True)
+class LegalMoves:
+    """What the rules allow as the answer to one request, as JSON Schemas, for a
+    constrained decoder (`ChatRequest.structured`). A hint, never the judge: the game
+    validates every answer itself, whatever the decoder did.
+
+    `tools`: a tool's name -> the schema of its legal arguments now (an enum of the
+    players one may vote for, a pattern on a revealed prefix); it replaces the tool's
+    `parameters` in a structured request. `text`: the schema of a legal text answer (a
+    string schema: an enum of player numbers, a one-word pattern), or None when the text
+    is free (a public message).
+
+    `free`: the answer itself is free (a message); the tools' schemas are the moment's,
+    carried so that each of a seat's requests lists the same tools (a changed tool list
+    is a changed prompt prefix, which a provider's cache no longer serves)."""
+
+    tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    text: Mapping[str, Any] | None = None
+    free: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.tools and self.text is None
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     system: str
     messages: list[Message]
@@ -55,6 +81,11 @@ class ChatRequest:
     # sends nothing for them, so requests recorded before they existed replay unchanged.
     reasoning_effort: str | None = None  # "low" | "medium" | "high" ..., where the API has it
     extra: dict[str, Any] = field(default_factory=dict)  # extra body parameters, sent as is
+    # Constrained decoding (players/llm.py): "schema" or "legal" asks the adapter to hold
+    # the answer to `legal` by the API's own mechanism (providers/structured.py). None:
+    # nothing of it is sent, so a free request is byte for byte what it always was.
+    structured: str | None = None
+    legal: LegalMoves | None = None
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Any
 import httpx2
 
 from stille_post.core.usage import token_count
+from stille_post.providers import structured
 from stille_post.providers._common import (
     ACCEPT_ENCODING,
     DEFAULT_TIMEOUT_S,
@@ -190,12 +191,14 @@ class GoogleProvider:
         max_concurrency: int | None = None,
         alias: str | None = None,
         retry_policy: RetryPolicy | None = None,
+        free_text_tools: str | None = None,
     ) -> None:
         import httpx2
         from google import genai
         from google.genai import types
 
         self.model = model
+        self.free_text_tools = free_text_tools  # see OpenAIProvider
         self.base_url = (base_url or GOOGLE_BASE_URL).rstrip("/")
         key = resolve_key(api_key, ["GEMINI_API_KEY", "GOOGLE_API_KEY"], self.kind)
         self.policy = make_policy(max_retries, retry_policy, timeout)
@@ -232,14 +235,25 @@ class GoogleProvider:
         }
         if request.system:
             config["system_instruction"] = request.system
-        if request.tools:
+        tools = structured.request_tools(request, self.kind, self.free_text_tools)
+        choice = request.tool_choice
+        answer = structured.text_schema(request)
+        if answer is not None and not tools:
+            # A text answer under a schema: JSON, `{"answer": ...}`, read back as text.
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = structured.wrapped(answer)
+        elif answer is not None:
+            # Gemini refuses a JSON answer beside function declarations: a forced
+            # `answer` function carries it instead.
+            tools = [*tools, structured.answer_tool(answer)]
+            choice = structured.ANSWER_TOOL
+        if tools:
             config["tools"] = [types.Tool(function_declarations=[
                 types.FunctionDeclaration(name=t.name, description=t.description,
                                           parameters_json_schema=t.parameters)
-                for t in request.tools
+                for t in tools
             ])]
             mode = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
-            choice = request.tool_choice
             if choice is not None:
                 fcc = (types.FunctionCallingConfig(mode=mode[choice]) if choice in mode else
                        types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice]))
@@ -286,7 +300,10 @@ class GoogleProvider:
         except MalformedReply as exc:
             counted_unreadable(exc, request)
             raise
-        return with_known_usage(completion, request)
+        completion = with_known_usage(completion, request)
+        if structured.text_schema(request) is not None:
+            return structured.answer_call_to_text(structured.unwrap_completion(completion))
+        return completion
 
 
 async def _readable(call: Awaitable[Any]) -> Any:

@@ -212,19 +212,25 @@ def count_across_processes(workers: int, context: Any) -> Iterator[Callable[[int
     """For the block, calls are counted in shared memory with one slot per worker (slot
     0 stays this process's). Yields `join(k)`, which worker k (0-based) calls first
     thing after the fork to count in its own slot."""
+    from stille_post.providers.models import active_models
+    from stille_post.providers.replicas import share_counts
+
     saved = _CALLS.slots, _CALLS.mine
     shared = context.Array("q", workers + 1, lock=False)
     shared[0] = saved[0][saved[1]]
     _CALLS.slots, _CALLS.mine = shared, 0
 
-    def join(k: int) -> None:
-        _CALLS.mine = k + 1
+    # The calls per replica of a replicated alias are counted the same way.
+    with share_counts(active_models().replica_urls(), workers, context) as join_replicas:
+        def join(k: int) -> None:
+            _CALLS.mine = k + 1
+            join_replicas(k)
 
-    try:
-        yield join
-    finally:
-        saved[0][saved[1]] = shared[0]  # this process's own calls, if it made any
-        _CALLS.slots, _CALLS.mine = saved
+        try:
+            yield join
+        finally:
+            saved[0][saved[1]] = shared[0]  # this process's own calls, if it made any
+            _CALLS.slots, _CALLS.mine = saved
 
 
 def caps_set() -> bool:

@@ -9,6 +9,13 @@
     budget_usd = 5.0                  # optional caps on a results folder's spend on it
     max_tokens = 2_000_000            # (tournament/budget.py)
     max_in_flight = 16                # optional: calls in flight at once (default: no cap)
+    structured = "schema"             # optional: "off" | "schema" | "legal" (decoding)
+
+`base_url` may be a list of replicas of one server (providers/replicas.py): each call
+goes to the least busy one, and a dead one is taken out.
+`structured` asks the API to decode each answer under the legal-move schema of the
+decision (players/llm.py; "legal" also narrows free vocabularies); `--structured` on the
+command line sets it for every LLM seat of a run, over the aliases' own.
 
 Seat grammar (players/specs.py): `model:ALIAS` seats the alias. A plain
 `PROVIDER:NAME` seat whose NAME is an alias *of the same provider* gets that alias's API
@@ -27,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -40,6 +47,8 @@ from stille_post.providers.price import Price
 
 ProviderKind = Literal["openai", "anthropic", "google", "openai-compatible"]
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+Structured = Literal["off", "schema", "legal"]
+STRUCTURED_MODES: tuple[str, ...] = ("off", "schema", "legal")
 PROJECT_FILE = "models.toml"  # looked for in the working directory
 # Seat lists are comma-separated and `model:` takes the rest of the spec, so an alias
 # may not hold a comma, a space or an '@' (the openai-compatible URL separator).
@@ -95,7 +104,7 @@ class ModelEntry(BaseModel):
 
     provider: ProviderKind
     model: str = Field(min_length=1)
-    base_url: str | None = None
+    base_url: str | list[str] | None = None  # a list: replicas of one server
     temperature: float | None = Field(default=None, ge=0, le=2)
     reasoning_effort: Effort | None = None
     max_output_tokens: int | None = Field(default=None, ge=1)
@@ -105,13 +114,21 @@ class ModelEntry(BaseModel):
     budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, gt=0)
     max_in_flight: int | None = Field(default=None, ge=1)
+    structured: Structured | None = None
 
     @field_validator("base_url")
     @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        problem = None if value is None else base_url_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
+    def _url(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("an empty list of base URLs; give one URL or several")
+            if len(set(value)) != len(value):
+                raise ValueError("a base URL is listed twice")
+        for i, url in enumerate([value] if isinstance(value, str) else value or []):
+            problem = base_url_problem(url)
+            if problem is not None:
+                raise ValueError(problem if isinstance(value, str) else
+                                 f"replica {i + 1}: {problem}")
         return value
 
     @field_validator("extra")
@@ -164,12 +181,37 @@ class ModelAlias:
     budget_usd: float | None = None  # what a results folder may spend on this alias
     max_tokens: int | None = None
     max_in_flight: int | None = None  # calls in flight at once (providers/inflight.py)
+    structured: str | None = None  # "off" | "schema" | "legal"; None: not set
+    # Every replica (providers/replicas.py); `base_url` is the first of them.
+    base_urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ModelRegistry:
     aliases: Mapping[str, ModelAlias]
     files: tuple[str, ...] = ()  # the files read, shipped table first
+    # The run's `--structured`: over every alias's own (None: each alias says).
+    structured: str | None = None
+
+    def structured_for(self, alias: ModelAlias | None) -> str:
+        """The decoding mode of a seat: the run's, else its alias's, else "off"."""
+        if self.structured is not None:
+            return self.structured
+        return (alias.structured if alias is not None else None) or "off"
+
+    def with_structured(self, mode: str | None) -> ModelRegistry:
+        """This registry with the run's decoding mode (None keeps each alias's)."""
+        if mode is not None and mode not in STRUCTURED_MODES:
+            from stille_post.core.errors import UsageError
+
+            raise UsageError(f"--structured {mode!r}: use one of "
+                             f"{', '.join(STRUCTURED_MODES)}")
+        return replace(self, structured=mode)
+
+    def replica_urls(self) -> list[str]:
+        """Every URL of an alias with several replicas (for their counts)."""
+        return [u for a in self.aliases.values() if len(a.base_urls) > 1
+                for u in a.base_urls]
 
     def get(self, name: str) -> ModelAlias | None:
         return self.aliases.get(name)
@@ -199,10 +241,13 @@ def _entries(path: Path | Any, source: str) -> dict[str, ModelAlias]:
             # Anthropic reports cache reads apart from the input count (see prices.toml).
             price = Price(e.price.input, e.price.cached_input, e.price.output,
                           cached_included=e.provider != "anthropic")
-        out[name] = ModelAlias(name, e.provider, e.model, source, e.base_url, e.temperature,
-                               e.reasoning_effort, e.max_output_tokens, dict(e.extra), price,
-                               budget_usd=e.budget_usd, max_tokens=e.max_tokens,
-                               max_in_flight=e.max_in_flight)
+        urls = tuple(e.base_url) if isinstance(e.base_url, list) else \
+            ((e.base_url,) if e.base_url else ())
+        out[name] = ModelAlias(name, e.provider, e.model, source, urls[0] if urls else None,
+                               e.temperature, e.reasoning_effort, e.max_output_tokens,
+                               dict(e.extra), price, budget_usd=e.budget_usd,
+                               max_tokens=e.max_tokens, max_in_flight=e.max_in_flight,
+                               structured=e.structured, base_urls=urls)
     return out
 
 

@@ -92,11 +92,12 @@ def cost_usd(model: str, usage: Usage) -> float:
 
 def model_of(label: str) -> str | None:
     """The API model a seat label names ("openai:gpt-5-mini" -> "gpt-5-mini",
-    "openai-compatible:MODEL@URL" -> "MODEL", "inspect:openai/gpt-5-mini" -> "gpt-5-mini");
-    None for bots. An agent seat
+    "openai-compatible:MODEL@URL" -> "MODEL", "inspect:openai/gpt-5-mini" -> "gpt-5-mini",
+    "openai:gpt-5 (schema)" -> "gpt-5"); None for bots. An agent seat
     ("python:module:attr+openai:gpt-5-mini") is priced by its model, after the `+`."""
     if "+" in label:
         label = label.rpartition("+")[2]
+    label = label.partition(" (")[0]  # a structured seat's mark ("... (schema)")
     kind, sep, model = label.partition(":")
     if not sep or kind == "bot" or not model:
         return None

@@ -28,8 +28,11 @@ class InFlightColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         from stille_post.providers.inflight import in_flight
+        from stille_post.providers.replicas import progress_text
 
-        return Text(f"{in_flight()} in flight", style="cyan")
+        replicas = progress_text()  # calls per replica of a replicated alias, if any
+        return Text(f"{in_flight()} in flight" + (f" ({replicas})" if replicas else ""),
+                    style="cyan")
 
 
 class TournamentProgress:

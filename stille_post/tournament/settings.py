@@ -90,8 +90,11 @@ TABLES = ("roles", "options", "rate_limits", "max_in_flight")
 # The fields that change which games exist or how they are played: the identity.
 # The rest only change how fast and where they are played.
 # The caps are "how" too: `--resume` with a higher cap continues the same tournament.
+# `structured` is "how" too: a structured seat's label says so ("model:x (schema)"), so a
+# resume in the other mode adds players, and never mixes them.
 RUN_FIELDS = ("concurrency", "workers", "rate_limits", "models", "max_in_flight", "fsync",
-              "budget_usd", "max_tokens", "hard_cap", "isolate_agents")
+              "budget_usd", "max_tokens", "hard_cap", "structured", "preflight",
+              "isolate_agents")
 
 
 @known_model
@@ -164,6 +167,14 @@ class TournamentSettings(BaseModel):
     max_tokens: Annotated[int | None, Field(gt=0), Flag(
         ("--max-tokens",), "stop starting games when the next one would take the folder's "
         "spend past this many tokens (input + output)", int)] = None
+    structured: Annotated[Literal["off", "schema", "legal"] | None, Flag(
+        ("--structured",), "constrained decoding for every LLM seat: off | schema (the "
+        "legal moves as a schema) | legal (also the legal words) [default: each alias's "
+        "own]", str)] = None
+    preflight: Annotated[bool, Flag(
+        ("--preflight/--no-preflight",), "with --online: probe every model server before "
+        "the run; a seat none of whose servers answers stops it [default: preflight]",
+        bool)] = True
     hard_cap: Annotated[bool, Flag(
         ("--hard-cap/--no-hard-cap",), "cut running games at the cap (recorded as aborted, "
         "reason budget) instead of letting them finish [default: no-hard-cap]", bool)] = False

@@ -16,17 +16,7 @@ from stille_post.core.transcript import canonical_text
 from stille_post.session import play_game
 
 ROOT = Path(__file__).resolve().parents[2] / "cassettes" / "providers"
-# The real SmolLM2 recording was made while the game still announced the secret's length
-# ("The first letter is G (8 letters in all)."), which docs/rules.md §4 forbids: today's
-# requests differ from the recorded ones, so it no longer replays. A real model's answers
-# cannot be re-recorded without its llama.cpp server (PROVENANCE.md), and rewriting the
-# recorded requests would fake the recording: it stays, as the record of what the model
-# did, and fails strictly here until it is recorded again (then this mark must go).
-STALE = pytest.mark.xfail(strict=True, reason="recorded with the old prompt that told the "
-                          "secret's length; re-record against the real model "
-                          "(cassettes/providers/openai-compatible/PROVENANCE.md)")
-KINDS = ("openai", "anthropic", "google",
-         pytest.param("openai-compatible", marks=STALE))
+KINDS = ("openai", "anthropic", "google", "openai-compatible")
 
 
 def _comparable(path: Path) -> list[dict[str, Any]]:

@@ -66,6 +66,14 @@ class EmulatorState:
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     faults_policy: FaultPolicy | None = None
+    # OpenAI only: answer a forced tool or a `response_format` schema the way a
+    # constrained decoder would, with values the schema allows (`Emulator(decoder=True)`).
+    decoder: bool = False
+    # `response_format` types this server refuses with HTTP 500 (llama-cpp-python 0.3.36
+    # refuses OpenAI's "json_schema" form so).
+    refuses: tuple[str, ...] = ()
+    # OpenAI only: serve GET /v1/models with this `owned_by` (llama-cpp-python's is "me").
+    models_owner: str | None = None
     raw_bodies: list[bytes] = field(default_factory=list)  # every request body, as sent
     written: dict[str, set[str]] = field(default_factory=dict)  # Anthropic: cached prefixes
 
@@ -125,6 +133,8 @@ def _openai(state: EmulatorState, path: str, body: bytes, req: dict[str, Any]) -
     if not model or not isinstance(messages, list) or not messages:
         raise ApiError(400, "you must provide a model parameter and a non-empty messages array")
     reasoning = str(model).startswith(("gpt-5", "o1", "o3", "o4"))
+    if (req.get("response_format") or {}).get("type") in state.refuses:
+        raise ApiError(500, "Internal Server Error", "server_error")
     if reasoning and "max_tokens" in req:
         raise ApiError(400, "Unsupported parameter: 'max_tokens' is not supported with this "
                             "model. Use 'max_completion_tokens' instead.")
@@ -164,6 +174,8 @@ def _openai(state: EmulatorState, path: str, body: bytes, req: dict[str, Any]) -
     choice = req.get("tool_choice", "auto" if tools else "none")
     choice = choice if isinstance(choice, str) else "required"
     reply = decide(str(model), system, last_user, choice, tools)
+    if state.decoder:
+        reply = _decoded(req, body) or reply
     prompt = json.dumps([req.get("tools"), messages], sort_keys=True)
     cached = state.cached_tokens(str(model), prompt, granularity=128)
     tool_calls = [
@@ -197,6 +209,66 @@ def _openai(state: EmulatorState, path: str, body: bytes, req: dict[str, Any]) -
         },
         "service_tier": "default", "system_fingerprint": "fp_emulator",
     }
+
+
+def _decoded(req: dict[str, Any], body: bytes) -> Any:
+    """What a constrained decoder would answer: the forced tool's arguments, or the
+    `response_format` schema's JSON, built from the schema (an enum's value picked by
+    the request's hash, the shortest string a pattern allows). None: nothing forced."""
+    from tests.emulators.policy import Reply
+
+    pick = int(hashlib.sha256(body).hexdigest()[:8], 16)
+    choice = req.get("tool_choice")
+    if isinstance(choice, dict):
+        name = (choice.get("function") or {}).get("name")
+        for t in req.get("tools") or []:
+            if t["function"]["name"] == name:
+                return Reply(tool_calls=[(name, _sample(t["function"]["parameters"], pick))])
+    fmt = req.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+    if isinstance(schema, dict):
+        return Reply(text=json.dumps(_sample(schema, pick)))
+    return None
+
+
+def _sample(schema: dict[str, Any], pick: int) -> Any:
+    if "enum" in schema:
+        return schema["enum"][pick % len(schema["enum"])]
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: _sample(v, pick) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        items = schema.get("items") or {}
+        values = list(items.get("enum") or [])
+        n = schema.get("minItems", 1)
+        return values[:n] if len(values) >= n else [_sample(items, pick) for _ in range(n)]
+    if kind == "integer":
+        return schema.get("minimum", 1)
+    if kind == "string" and "pattern" in schema:
+        # The shortest string of the pattern's first branch: a character of each class
+        # or literal that must appear (quantifiers * and ? take none).
+        out, pattern, i = [], schema["pattern"].strip("^$"), 0
+        while i < len(pattern):
+            if pattern[i] == "[":
+                end = pattern.index("]", i)
+                atom, i = pattern[i + 1], end + 1
+            elif pattern.startswith("(?:", i):
+                end = pattern.index(")", i)
+                atom, i = "", end + 1
+            else:
+                atom, i = pattern[i], i + 1
+            if i < len(pattern) and pattern[i] in "*?":
+                i += 1
+                continue
+            times = 1
+            if i < len(pattern) and pattern[i] == "+":
+                i += 1
+            elif i < len(pattern) and pattern[i] == "{":
+                end = pattern.index("}", i)
+                times, i = int(pattern[i + 1:end].split(",")[0]), end + 1
+            out.append(atom * times)
+        return "".join(out)
+    return "ok"
 
 
 # --- Anthropic Messages -----------------------------------------------------------------
@@ -472,6 +544,14 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
                     api, 401, f"Incorrect API key provided: {self._caller_key()}. You can "
                     "find your API key in your account settings.", "authentication_error"))
 
+        def do_GET(self) -> None:
+            if state.models_owner is None or self.path.split("?")[0] != "/v1/models":
+                self._send(404, _error_body(state.api, 404, "Not found", "not_found_error"))
+                return
+            self._send(200, {"object": "list", "data": [
+                {"id": "tiny", "object": "model", "owned_by": state.models_owner,
+                 "permissions": []}]})
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             path = self.path.split("?")[0]
@@ -524,8 +604,11 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
 
 
 class Emulator:
-    def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None) -> None:
-        self.state = EmulatorState(api, faults_policy=faults)
+    def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None,
+                 decoder: bool = False, refuses: tuple[str, ...] = (),
+                 models_owner: str | None = None) -> None:
+        self.state = EmulatorState(api, faults_policy=faults, decoder=decoder,
+                                   refuses=refuses, models_owner=models_owner)
         self.server = _QuietServer(("127.0.0.1", port), _make_handler(self.state))
         # shutdown() waits for the serving loop to notice, up to one poll interval
         # (0.5 s by default): with an emulator per test, that was most of many tests.

@@ -43,7 +43,9 @@ def migrate(game: CassetteGame) -> bool:
     setup = game.setup
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "replay.jsonl"
-        with llm_session(online=False, record=None, replay=game.cassette) as factory:
+        # A structured recording's requests carry its legal-move schemas: replay it so.
+        with llm_session(online=False, record=None, replay=game.cassette,
+                         structured=setup.get("structured")) as factory:
             asyncio.run(play_game(game.game, seed=setup["seed"], out=out,
                                   players=setup["players"], options=setup["options"],
                                   llm_factory=factory))

@@ -29,14 +29,12 @@ from tests.export.cassette_games import CASSETTES, CassetteGame, cassette_games
 
 pq = pytest.importorskip("pyarrow.parquet")
 
-# Recorded while Connections told the secret's length, which the rules no longer allow:
-# they no longer replay until recorded again (docs/llm-seats.md), and their transcripts
-# predate decision records. The export says so instead of exporting prompts.
-STALE = {"openai-compatible/connections_game", "openai-compatible/qwen/connections"}
-GAMES = [g for g in cassette_games() if g.name not in STALE]
+GAMES = cassette_games()
 # One game per provider kind (its Stille Post game, the quickest to load) runs in the
-# fast suite; the rest are `slow`.
-FAST = {g.name for g in GAMES if g.cassette.stem == "game_4seat"}
+# fast suite, and one structured game (its requests carry legal-move schemas); the rest
+# are `slow`.
+FAST = {g.name for g in GAMES if g.cassette.stem == "game_4seat"} | {
+    "openai-compatible/qwen-schema/stille-post"}
 
 
 class FixedBook:
@@ -57,16 +55,6 @@ def test_every_provider_kind_has_a_recorded_game() -> None:
     assert kinds == set(LLM_KINDS) - {"inspect"}
     assert {g.kind for g in GAMES} == kinds
     assert len(GAMES) >= 15
-    assert {g.name for g in cassette_games()} >= STALE
-
-
-@pytest.mark.parametrize("name", sorted(STALE))
-def test_a_recording_that_no_longer_replays_has_no_prompts(name: str, tmp_path: Path) -> None:
-    game = next(g for g in cassette_games() if g.name == name)
-    result = run_export(ExportRequest((game.transcript,), tmp_path / "out"))
-    assert [n.game_id for n in result.no_prompts] == [game.transcript.stem]
-    rows = pq.read_table(tmp_path / "out" / "data").to_pylist()
-    assert all(r["messages"] is None for r in rows)
 
 
 @pytest.mark.parametrize("game", [pytest.param(g, id=g.name, marks=() if g.name in FAST

@@ -112,7 +112,11 @@ def test_a_chunked_model_is_joined_checked_and_never_served_damaged(
         (pkg / "data").mkdir(parents=True)
         (pkg / "__init__.py").write_text("")
         (pkg / "data" / f"part{i:02d}.bin").write_bytes(data)
-    monkeypatch.syspath_prepend(str(site))
+    # Only the stand-ins are seen, even where the real packages are installed.
+    from importlib.machinery import PathFinder
+
+    monkeypatch.setattr(local_server.importlib.util, "find_spec",
+                        lambda name: PathFinder.find_spec(name, [str(site)]))
     whole = b"".join(chunks)
     monkeypatch.setattr(local_server, "QWEN_SIZE", len(whole))
     monkeypatch.setattr(local_server, "QWEN_SHA256", hashlib.sha256(whole).hexdigest())
@@ -191,6 +195,31 @@ def test_the_table_and_a_recorded_game(tmp_path: Path, server_replying: str,
                               players=setup["players"], options=setup["options"],
                               llm_factory=factory))
     assert comparable(out) == comparable(record / "chameleon.transcript.jsonl")
+
+
+@pytest.mark.parametrize("server_replying", ["apple"], indirect=True)
+def test_structured_both_plays_free_and_held_side_by_side(
+        tmp_path: Path, server_replying: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--structured both`: each game × model free and with "schema"; the stand-in, like
+    llama-cpp-python, is sent a grammar for a text answer and keeps to it, so the held
+    row's votes are player numbers where the free row's were "apple"."""
+    done = clirun.run_cli("local-models", "--server", server_replying, "--model", "tiny",
+                          "--out", str(tmp_path), "--json", "--game", "chameleon",
+                          "--structured", "both")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["modes"] == ["off", "schema"]
+    rows = {(r["model"], r["mode"]): r for r in data["rows"]}
+    free, held = rows[("tiny", "off")], rows[("tiny", "schema")]
+    assert free["structured_decisions"] == 0 and free["errors"]["text_not_vote"] > 0
+    assert held["structured_decisions"] == held["decisions"] > free["decisions"]
+    assert held["errors"]["text_not_vote"] == 0 and held["forfeits"]["count"] == 0
+    assert held["beyond_schema"] == 0
+    monkeypatch.setenv("COLUMNS", "220")
+    local_models.print_table(data["rows"])
+    out = capsys.readouterr().out
+    assert "free → schema" in out and "tiny (schema)" in out and "met schema" in out
 
 
 @pytest.mark.slow

@@ -33,11 +33,6 @@ OUTSIDE = {"anthropic/elimination_game", "openai-compatible/connections_game",
            "qwen/stille-post", "qwen/connections"}
 
 
-# Recorded with Connections' old prompt, which told the secret's length: they no longer
-# replay (tests/connections/test_cassettes.py), and what they billed was another prompt's.
-STALE = {"openai-compatible/connections_game", "qwen/connections"}
-
-
 def _case(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
@@ -47,9 +42,6 @@ def _marks(path: Path) -> list[pytest.MarkDecorator]:
     # Chameleon's); every cassette in `nox -s slow`.
     marks = [] if path.parent.name == "openai" or "chameleon" in path.stem else \
         [pytest.mark.slow]
-    if _case(path) in STALE:
-        return [pytest.mark.skip(reason="recorded with the old Connections prompt: "
-                                 "cassettes/providers/openai-compatible/PROVENANCE.md")]
     if _case(path) in OUTSIDE:
         marks.append(pytest.mark.xfail(strict=True, reason="outside ±25%: docs/campaigns.md"))
     return marks

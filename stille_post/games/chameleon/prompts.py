@@ -33,7 +33,7 @@ from stille_post.games.chameleon.observation import ChameleonObservation
 from stille_post.games.kit.framing import Conversation
 from stille_post.games.kit.incremental import IncrementalRenderer, render_full
 from stille_post.players.base import Decision
-from stille_post.providers.base import ChatRequest, Message
+from stille_post.providers.base import ChatRequest, LegalMoves, Message
 
 GM = "[GAME MASTER]"
 GM_TO_YOU = "[GAME MASTER → you]"
@@ -369,8 +369,40 @@ def render_messages(decision: Decision[Any]) -> list[Message]:
                        _closing(decision, obs.events))
 
 
+# --- the legal moves, for a structured seat's constrained decoding ------------------------
+
+# One word: runs of letters or digits joined by single hyphens or apostrophes (the rules'
+# `_WORD`, in the ASCII letters a JSON Schema pattern and a grammar can both say).
+WORD_PATTERN = "^[A-Za-z0-9]+(?:['-][A-Za-z0-9]+)*$"
+
+
+def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
+    """Every answer is text: one word of at most `max_word_chars`; a vote for any player
+    (1..N, as its number); the dealer's pick among the tied; a caught chameleon's guess,
+    one of the card's words."""
+    obs: ChameleonObservation = decision.observation
+    if decision.kind == WORD:
+        return LegalMoves(text={"type": "string", "pattern": WORD_PATTERN,
+                                "maxLength": obs.max_word_chars})
+    if decision.kind == VOTE:
+        return LegalMoves(text=_one_of([str(s) for s in range(1, obs.num_players + 1)]))
+    if decision.kind == TIE_BREAK and obs.tied:
+        return LegalMoves(text=_one_of([str(s) for s in obs.tied]))
+    if decision.kind == GUESS and obs.words:
+        return LegalMoves(text=_one_of(list(obs.words)))
+    return None
+
+
+def _one_of(values: list[str]) -> dict[str, Any]:
+    return {"type": "string", "enum": values}
+
+
 class ChameleonPrompts:
     """The PromptBook that LLM seats of The Chameleon use."""
+
+    def legal_moves(self, decision: Decision[Any], *, narrow: bool = False
+                    ) -> LegalMoves | None:
+        return legal_moves(decision, narrow=narrow)
 
     def render(self, decision: Decision[Any]) -> ChatRequest:
         obs: ChameleonObservation = decision.observation

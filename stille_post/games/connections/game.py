@@ -320,4 +320,4 @@ class ConnectionsGame(Engine[ConnectionsConfig]):
             blocked=tuple(self.blocked), used=tuple(self.used),
             history=tuple(self.history), clue_giver=self.clue_giver, clue=self.clue,
             secret=secret, own_word=own_word, persona=persona, others_personas=others,
-            events=events)
+            events=events, dictionary=self.dictionary)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stille_post.core.events import Event
+from stille_post.games.connections.dictionary import Dictionary
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ class ConnectionsObservation:
     persona: str | None = None  # this seat's own priming
     others_personas: Mapping[int, str] = field(default_factory=dict)  # when shared
     events: Sequence[Event] = ()
+    # The game's dictionary (public: every player may look words up), for the legal
+    # words of a structured seat (prompts.legal_moves).
+    dictionary: Dictionary | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_setter(self) -> bool:

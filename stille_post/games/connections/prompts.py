@@ -20,16 +20,18 @@ for the tool).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stille_post.core.errors import ParseError
 from stille_post.core.events import Event
+from stille_post.games.connections import rules
 from stille_post.games.connections.observation import ConnectionsObservation
 from stille_post.games.kit.framing import GM, GM_TO_YOU, Conversation
 from stille_post.games.kit.incremental import IncrementalRenderer
 from stille_post.players.base import Action, Decision
-from stille_post.providers.base import ChatRequest, Tool, ToolCall
+from stille_post.providers.base import ChatRequest, LegalMoves, Tool, ToolCall
 
 SECRET_WORD, CLUE, GUESS = "secret_word", "clue", "guess"
 
@@ -355,6 +357,88 @@ def render_messages(events: Sequence[Event], seat: int, closing: str) -> list[An
     return RENDERER.messages(events, seat, f"{GM_TO_YOU}: {closing}")
 
 
+# --- the legal moves, for a structured seat's constrained decoding ------------------------
+
+# "legal" narrows a clue word or a guess to this many dictionary words, the most common
+# first (a decoder's grammar of thousands of alternatives costs more than it saves).
+LEGAL_WORDS = 300
+
+
+def prefix_pattern(prefix: str, lengths: tuple[int, int] | None = None) -> str:
+    """A word of letters that starts with `prefix`, in either case (the game casefolds),
+    and, given `lengths` (shortest, longest), of a length a legal word can have.
+
+    The lengths go in the pattern, not in `minLength`/`maxLength`: llama.cpp's grammar
+    reads only the pattern of a string that has one. Without them small models answered
+    the prefix alone ("B", in no dictionary) or a word of a hundred letters, which ran
+    past the output cap and left the call unreadable."""
+    head = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() and c.lower() != c.upper()
+                   else re.escape(c) for c in prefix)
+    if lengths is None:
+        return f"^{head}[A-Za-z]*$"
+    low = max(0, lengths[0] - len(prefix))
+    high = max(low, lengths[1] - len(prefix))
+    return f"^{head}[A-Za-z]{{{low},{high}}}$"
+
+
+def word_lengths(obs: ConnectionsObservation) -> tuple[int, int] | None:
+    """The shortest and the longest dictionary word with the revealed prefix (None: no
+    dictionary, or no such word)."""
+    if obs.dictionary is None or not obs.prefix:
+        return None
+    words = obs.dictionary.with_prefix(obs.prefix)
+    if not words:
+        return None
+    sizes = [len(w) for w in words]
+    return min(sizes), max(sizes)
+
+
+def legal_words(obs: ConnectionsObservation, cap: int = LEGAL_WORDS) -> list[str]:
+    """The `cap` most common dictionary words the rules accept now as a clue word or a
+    guess, judged by the rules' own `word_error` with what this seat knows: a guesser
+    does not know the secret word, so every used word is left out (the rules let the
+    secret word be named again, which a list could otherwise give away)."""
+    if obs.dictionary is None or not obs.prefix:
+        return []
+    out: list[str] = []
+    for word in obs.dictionary.by_frequency(obs.prefix):
+        if rules.word_error(word, prefix=obs.prefix, dictionary=obs.dictionary,
+                            blocked=obs.blocked, used=obs.used, secret=obs.secret) is None:
+            out.append(word)
+            if len(out) == cap:
+                break
+    return out
+
+
+def _word_schema(obs: ConnectionsObservation, narrow: bool) -> dict[str, Any]:
+    about = f"one English word, letters only, starting with {obs.prefix.upper()}"
+    if narrow and (words := legal_words(obs)):
+        return {"type": "string", "enum": words, "description": about}
+    return {"type": "string", "pattern": prefix_pattern(obs.prefix, word_lengths(obs)),
+            "description": about}
+
+
+def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
+    obs: ConnectionsObservation = decision.observation
+    if decision.kind == SECRET_WORD:
+        # Any dictionary word of the minimum length: too many to list.
+        word = {"type": "string", "pattern": f"^[A-Za-z]{{{obs.min_length},}}$",
+                "description": _WORD_PARAM["description"]}
+        return LegalMoves(tools={CHOOSE_WORD.name: _arguments({"word": word})})
+    word = _word_schema(obs, narrow)
+    if decision.kind == CLUE:
+        # That the clue must not contain its word is a rule no schema states.
+        clue = {"type": "string", "minLength": 1, "maxLength": 200,
+                "description": "a short clue that does not contain the word"}
+        return LegalMoves(tools={GIVE_CLUE.name: _arguments({"word": word, "clue": clue})})
+    return LegalMoves(tools={GUESS_TOOL.name: _arguments({"word": word})})
+
+
+def _arguments(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 class ConnectionsPrompts:
     """The PromptBook that LLM seats of Connections use."""
 
@@ -365,6 +449,10 @@ class ConnectionsPrompts:
                            messages=render_messages(obs.events, obs.seat,
                                                     instruction(decision)),
                            tools=[tool], tool_choice=tool.name)
+
+    def legal_moves(self, decision: Decision[Any], *, narrow: bool = False
+                    ) -> LegalMoves | None:
+        return legal_moves(decision, narrow=narrow)
 
 
 PROMPTS = ConnectionsPrompts()

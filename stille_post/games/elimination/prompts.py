@@ -31,7 +31,7 @@ from stille_post.games.kit.framing import GM, GM_TO_YOU, Conversation
 from stille_post.games.kit.incremental import IncrementalRenderer
 from stille_post.games.kit.votes import parse_seat
 from stille_post.players.base import Action, Decision
-from stille_post.providers.base import ChatRequest, Tool
+from stille_post.providers.base import ChatRequest, LegalMoves, Tool
 
 # Decision kinds.
 PUBLIC, RANKING, PRIVATE, VOTE = "public", "ranking", "private", "vote"
@@ -425,8 +425,51 @@ def render_into(conv: Conversation, e: Event, seat: int) -> None:
 RENDERER = IncrementalRenderer(render_into)
 
 
+# --- the legal moves, for a structured seat's constrained decoding ------------------------
+
+def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
+    """A vote names one of the players it may (`obs.allowed`: no self-vote, the tied on a
+    re-vote, a finalist on the jury); a ranking is every other remaining player once,
+    as far as JSON Schema can say it (their numbers, as many as there are, no repeats).
+    Messages stay free text. Every decision of a round carries both tools' schemas for
+    the round's players (the others still in), so a seat's requests list the same tools
+    until someone is eliminated (a re-vote's and the jury's ballot excepted)."""
+    obs: Observation = decision.observation
+    others = list(obs.others)
+    ballot = list(obs.allowed) if decision.kind in (VOTE, REVOTE, JURY) else others
+    if not ballot or not others:
+        return None
+    return LegalMoves(tools={RANK_TOOL: _ranking(others), VOTE_TOOL: _vote(ballot)},
+                      free=decision.kind not in (RANKING, VOTE, REVOTE, JURY))
+
+
+def _ranking(seats: list[int]) -> dict[str, Any]:
+    ranking = {"type": "array", "items": {"type": "integer", "enum": seats},
+               "minItems": len(seats), "maxItems": len(seats), "uniqueItems": True,
+               "description": "player numbers, most wanted first; every other remaining "
+                              "player once"}
+    return _arguments({"ranking": ranking})
+
+
+def _vote(seats: list[int]) -> dict[str, Any]:
+    return _arguments({"target": {"type": "integer", "enum": seats,
+                                  "description": "the player to eliminate"},
+                       "reason": {"type": "string", "maxLength": REASON_MAX_CHARS,
+                                  "description": "why, in one sentence (never shown to "
+                                                 "anyone)"}})
+
+
+def _arguments(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 class EliminationPrompts:
     """The PromptBook of LLM seats."""
+
+    def legal_moves(self, decision: Decision[Any], *, narrow: bool = False
+                    ) -> LegalMoves | None:
+        return legal_moves(decision, narrow=narrow)
 
     def render(self, decision: Decision[Any]) -> ChatRequest:
         obs: Observation = decision.observation

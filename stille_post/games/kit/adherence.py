@@ -30,6 +30,12 @@ Error kinds (`classify`), judged from the reply's shape, not from the game's wor
   tool's call is taken as that call, and a call to a tool nobody offered whose one
   argument is a string is taken as that text (a message in JSON clothes);
 - `no_answer`: the provider failed after its retries, or the deadline passed.
+
+Structured seats (constrained decoding, players/llm.py): a decision answered under the
+game's legal-move schema counts in `structured`, and a refused reply that met that schema
+counts in `beyond_schema` too (besides its kind): what is left when the shape is
+enforced, the rules no schema states (a clue that contains its word). Both appear in a
+seat's tally only when it had structured decisions, so a free seat's is as it was.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from typing import Any
 from stille_post.core.events import Event
 from stille_post.players.base import Action
 from stille_post.providers.base import Tool, ToolCall
+from stille_post.providers.structured import admits
 
 ERROR_KINDS = ("unknown_tool", "bad_arguments", "no_tool", "text_not_vote", "over_limit",
                "empty", "bad_text", "call_as_text", "no_answer")
@@ -78,24 +85,41 @@ def classify(reason: str, action: Action | None, tools: Sequence[Tool], kind: st
     return "no_tool" if offered else "bad_text"
 
 
+def met_schema(action: Action) -> bool:
+    """Whether a reply met the legal-move schema it was decoded under (False for a free
+    reply): its first tool call's arguments, or its text."""
+    legal = action.legal
+    if legal is None or legal.free:
+        return False
+    if action.tool_calls:
+        call = action.tool_calls[0]
+        schema = legal.tools.get(call.name)
+        return schema is not None and call.malformed is None and admits(schema,
+                                                                        call.arguments)
+    return legal.text is not None and admits(legal.text, action.text)
+
+
 # The opening of a tool call written as text, the way small models served without a
 # tool-call parser write one (llama-cpp-python's server with tool_choice "auto" or "none"
-# returns it as content): a code fence, a <tool_call> tag, a bracket or a doubled brace,
-# then an object that starts with its name and its arguments.
+# returns it as content): a code fence, a <tool_call> or <tools> tag, a bracket or a
+# doubled brace, then an object that starts with its name and either its arguments or
+# its end (`{"name": "russian_roulette"}`: a call without arguments).
 _CALL_IN_TEXT = re.compile(
-    r"\A[\s(\[]*(?:```[A-Za-z]*\s*|<tool_call>\s*)?\{+\s*"
-    r"\"name\"\s*:\s*\"(?P<name>[A-Za-z_][\w.-]{0,63})\"\s*,\s*"
-    r"\"(?:arguments|parameters)\"\s*:\s*")
+    r"\A[\s(\[]*(?:```[A-Za-z]*\s*|<tool_call>\s*|<tools>\s*)?\{+\s*"
+    r"\"name\"\s*:\s*\"(?P<name>[A-Za-z_][\w.-]{0,63})\"\s*(?:,\s*"
+    r"\"(?:arguments|parameters)\"\s*:\s*|(?P<bare>\}))")
 
 
 def call_in_text(text: str) -> ToolCall | None:
     """The tool call a reply's text opens with, or None. Its arguments are read when they
-    are a JSON object; otherwise the call is marked malformed (it is no answer either
-    way)."""
+    are a JSON object (none given: no arguments); otherwise the call is marked malformed
+    (it is no answer either way)."""
     found = _CALL_IN_TEXT.match(text)
     if found is None:
         return None
     name = found.group("name")
+    if found.group("bare") is not None:
+        return ToolCall(name, {}, "text_call")
     try:
         args, _ = json.JSONDecoder().raw_decode(text, found.end())
     except ValueError:
@@ -148,6 +172,8 @@ class SeatAdherence:
     over_limit: int = 0  # decisions re-asked for, or cut at, a word/character limit
     errors: Counter[str] = field(default_factory=Counter)  # every refused reply, by kind
     forfeited_for: Counter[str] = field(default_factory=Counter)  # the last error's kind
+    structured: int = 0  # decisions answered under a legal-move schema
+    beyond_schema: int = 0  # refused replies that met their schema (rules it cannot state)
 
     def add(self, other: SeatAdherence) -> None:
         for f in fields(self):  # counts add, and so do the counters (all positive)
@@ -157,13 +183,16 @@ class SeatAdherence:
         """A new row with these counts: `SeatAdherence()` with this one added."""
         return SeatAdherence(self.decisions, self.valid_first_try, self.reasked, self.reasks,
                              self.forfeits, self.over_limit, +self.errors,
-                             +self.forfeited_for)
+                             +self.forfeited_for, self.structured, self.beyond_schema)
 
     def to_json(self) -> dict[str, Any]:
-        return {"decisions": self.decisions, "valid_first_try": self.valid_first_try,
-                "reasked": self.reasked, "reasks": self.reasks, "forfeits": self.forfeits,
-                "over_limit": self.over_limit, "errors": dict(sorted(self.errors.items())),
-                "forfeited_for": dict(sorted(self.forfeited_for.items()))}
+        out = {"decisions": self.decisions, "valid_first_try": self.valid_first_try,
+               "reasked": self.reasked, "reasks": self.reasks, "forfeits": self.forfeits,
+               "over_limit": self.over_limit, "errors": dict(sorted(self.errors.items())),
+               "forfeited_for": dict(sorted(self.forfeited_for.items()))}
+        if self.structured:  # only for seats that had structured decisions
+            out.update(structured=self.structured, beyond_schema=self.beyond_schema)
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> SeatAdherence | None:
@@ -185,7 +214,8 @@ class SeatAdherence:
 
         return cls(count("decisions"), count("valid_first_try"), count("reasked"),
                    count("reasks"), count("forfeits"), count("over_limit"),
-                   counter("errors"), counter("forfeited_for"))
+                   counter("errors"), counter("forfeited_for"), count("structured"),
+                   count("beyond_schema"))
 
 
 class AdherenceLog:
@@ -194,13 +224,17 @@ class AdherenceLog:
     def __init__(self, seats: Iterable[int]) -> None:
         self.seats: dict[int, SeatAdherence] = {s: SeatAdherence() for s in seats}
 
-    def record(self, seat: int, errors: Sequence[str], forfeited: str | None) -> None:
+    def record(self, seat: int, errors: Sequence[str], forfeited: str | None, *,
+               structured: bool = False, beyond_schema: int = 0) -> None:
         """One decision: the kinds of its refused replies in order, and the kind of the
-        failure that forfeited it (None: it got a usable answer)."""
+        failure that forfeited it (None: it got a usable answer); whether it was asked
+        under a legal-move schema, and how many refused replies met it."""
         row = self.seats.get(seat)
         if row is None:  # not `setdefault`: a row (two Counters) made per decision for nothing
             row = self.seats[seat] = SeatAdherence()
         row.decisions += 1
+        row.structured += structured
+        row.beyond_schema += beyond_schema
         if not errors and forfeited is None:  # the common case, on every decision
             row.valid_first_try += 1
             return

@@ -68,6 +68,8 @@ class Engine(ABC, Generic[C]):
             row: dict[str, Any] = {"player": spec.label}
             if spec.is_llm:
                 row.update(model=spec.model, provider=spec.provider)
+                if spec.structured:
+                    row["structured"] = spec.structured
             row.update(self.seat_info(seat))
             out[str(seat)] = row
         return out

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, Protocol, TypeVar
@@ -38,6 +39,7 @@ from stille_post.games.kit.adherence import (
     call_in_text,
     classify,
     meaning,
+    met_schema,
 )
 from stille_post.games.kit.asking import Answer, Pending, ask
 from stille_post.players.base import Action, Decision, Player, is_instant
@@ -73,6 +75,22 @@ class Observe(Protocol):
     pending for it in this ask)."""
 
     def __call__(self, seat: int, events: Sequence[Event]) -> Any: ...
+
+
+REJECTED_ARGUMENTS_CHARS = 300  # of a refused call's arguments kept in its repair_request
+
+
+def rejected_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """A refused reply's tool calls as a repair request keeps them: the name, the
+    arguments as JSON text (cut: a model may send an essay), why it was unreadable."""
+    out: list[dict[str, Any]] = []
+    for c in calls[:4]:
+        row: dict[str, Any] = {"name": c.name[:64], "arguments": json.dumps(
+            c.arguments, ensure_ascii=False, sort_keys=True)[:REJECTED_ARGUMENTS_CHARS]}
+        if c.malformed:
+            row["malformed"] = c.malformed[:200]
+        out.append(row)
+    return out
 
 
 def default_repair_text(reason: str) -> str:
@@ -184,14 +202,19 @@ class Table:
                             repair, generation, check=validate)
 
         errors: list[str] = []  # the kind of each refused reply (kit/adherence.py)
+        under_schema: list[bool] = []  # per reply: decoded under a legal-move schema
+        beyond_schema: list[bool] = []  # per refused reply: it met that schema
         replies: list[dict[str, Any]] = []  # each reply, for the decision record
 
         def checked(action: Action) -> T:
+            under_schema.append(action.legal is not None and not action.legal.free)
             replies.append(reply_json(action))
             try:
                 return judged(action)
             except ParseError as exc:
                 replies[-1].update(error=errors[-1], reason=exc.reason)
+                # Met the legal-move schema and still refused: a rule no schema states.
+                beyond_schema.append(met_schema(action))
                 raise
 
         def judged(action: Action) -> T:
@@ -212,11 +235,12 @@ class Table:
                 raise
 
         def repair_notice(reason: str, action: Action) -> Pending:
+            data = {"seat": seat, "decision": kind, "reason": reason, "error": errors[-1],
+                    "rejected_text": action.text[:200]}
+            if action.tool_calls:  # what the refused calls said, not only the text
+                data["rejected_calls"] = rejected_calls(action.tool_calls)
             return Pending("repair_request", Visibility.only(seat),
-                           {"seat": seat, "decision": kind, "reason": reason,
-                            "error": errors[-1], "rejected_text": action.text[:200],
-                            "text": self.repair_text(reason)},
-                           actor=seat)
+                           {**data, "text": self.repair_text(reason)}, actor=seat)
 
         answer = await ask(self.players[seat], decision_for=decision_for, validate=checked,
                            repair_attempts=self.repair_attempts, timeout_s=self.timeout_s,
@@ -226,7 +250,8 @@ class Table:
         if answer.failure is not None:  # a refused last reply, or no reply at all
             forfeited = errors[-1] if answer.failure.startswith("invalid reply") and errors \
                 else "no_answer"
-        self.adherence.record(seat, errors, forfeited)
+        self.adherence.record(seat, errors, forfeited, structured=any(under_schema),
+                              beyond_schema=sum(beyond_schema))
         record: dict[str, Any] = {"decision": kind, "attempts": replies}
         if forfeited is not None:
             # "no_answer": one more ask got no reply at all (the failure says why).

@@ -22,7 +22,7 @@ from stille_post.games.kit.incremental import IncrementalRenderer, render_full
 from stille_post.games.stille_post.observation import StillePostObservation
 from stille_post.games.stille_post.roster import Roster
 from stille_post.players.base import Decision
-from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall
+from stille_post.providers.base import ChatRequest, LegalMoves, Message, Tool, ToolCall
 
 GM = "[GAME MASTER]"
 GM_TO_YOU = "[GAME MASTER → you]"
@@ -327,8 +327,44 @@ def render_messages(events: Sequence[Event], seat: int) -> list[Message]:
     return render_full(render_event, events, seat)
 
 
+# --- the legal moves, for a structured seat's constrained decoding ------------------------
+
+def legal_moves(decision: Decision[Any], *, narrow: bool = False) -> LegalMoves | None:
+    """An identity guess is one model id of the roster; `guess_model` names another
+    active player and a roster id, and a statement or a task is not empty (a long one is
+    cut, not refused: no bound). The messages themselves stay free text. Every decision
+    carries the tools' schemas, so a seat's requests list the same tools until someone
+    leaves the game."""
+    obs: StillePostObservation = decision.observation
+    ids = list(obs.roster.ids)
+    text = {"type": "string", "minLength": 1}
+    tools: dict[str, dict[str, Any]] = {
+        "russian_roulette": dict(TOOLS[0].parameters),
+        "proclaim_superiority": _arguments({"statement": text}),
+        "propose_task": _arguments({"task": text}),
+    }
+    if obs.others:
+        tools["guess_model"] = _arguments({
+            "player_id": {"type": "integer", "enum": list(obs.others),
+                          "description": "the other player's number"},
+            "model_id": {"type": "string", "enum": ids,
+                         "description": "the model you think they are"}})
+    if decision.kind == "identity_guess":
+        return LegalMoves(tools=tools, text={"type": "string", "enum": ids})
+    return LegalMoves(tools=tools, free=decision.kind != "turn")
+
+
+def _arguments(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 class StillePostPrompts:
     """The PromptBook that LLM seats of Stille Post use."""
+
+    def legal_moves(self, decision: Decision[Any], *, narrow: bool = False
+                    ) -> LegalMoves | None:
+        return legal_moves(decision, narrow=narrow)
 
     def render(self, decision: Decision[Any]) -> ChatRequest:
         obs: StillePostObservation = decision.observation

@@ -1,12 +1,16 @@
 """A stand-in for `python -m llama_cpp.server` (tests/local_models): reads the same
---config_file, serves GET /v1/models and POST /v1/chat/completions on its host and port,
-and answers every chat with the reply FAKE_LLAMA_REPLY names. FAKE_LLAMA_REPLY=exit makes
-it fail the way a server that cannot load its model does. Stdlib only."""
+--config_file, serves GET /v1/models (as llama-cpp-python lists them: `owned_by: "me"`,
+`permissions`) and POST /v1/chat/completions on its host and port, and answers every chat
+with the reply FAKE_LLAMA_REPLY names; a chat under a GBNF `grammar` of alternatives
+(`root ::= "1" | "2"`) gets the first, as the real server's decoder would allow it.
+FAKE_LLAMA_REPLY=exit makes it fail the way a server that cannot load its model does.
+Stdlib only."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,12 +39,15 @@ def handler(reply: str, models: list[str]) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def do_GET(self) -> None:
-            self._send({"object": "list", "data": [{"id": m, "object": "model"}
-                                                   for m in models]})
+            self._send({"object": "list", "data": [
+                {"id": m, "object": "model", "owned_by": "me", "permissions": []}
+                for m in models]})
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            self._send(completion(body.get("model", "?"), reply))
+            first = re.match(r'root ::= "((?:[^"\\]|\\.)*)"', body.get("grammar") or "")
+            text = json.loads(f'"{first.group(1)}"') if first else reply
+            self._send(completion(body.get("model", "?"), text))
 
     return Handler
 
