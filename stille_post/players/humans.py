@@ -197,10 +197,13 @@ class TerminalSeat:
                     line = self.inp.readline()
                 except (OSError, ValueError):
                     line = ""
-                if not line:
-                    loop.call_soon_threadsafe(lines.put_nowait, _CLOSED)
+                item = line.rstrip("\r\n") if line else _CLOSED
+                try:
+                    loop.call_soon_threadsafe(lines.put_nowait, item)
+                except RuntimeError:  # the game is over and its loop closed: nobody reads
                     return
-                loop.call_soon_threadsafe(lines.put_nowait, line.rstrip("\r\n"))
+                if not line:
+                    return
 
         self._reader = threading.Thread(target=read, name="stille-post-human", daemon=True)
         self._reader.start()

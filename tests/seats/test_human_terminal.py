@@ -328,3 +328,34 @@ def test_the_persons_own_seat_is_marked_in_every_list_of_players() -> None:
     choice, arguments = asyncio.run(seat._tool(form))
     assert choice is not None and choice.tool == "vote" and arguments == {"target": 2}
     assert "players: 1 (you), 2" in out.getvalue()
+
+
+def test_input_that_ends_after_the_game_prints_no_traceback() -> None:
+    """The terminal's reader thread outlives the game's loop (a person presses Ctrl-D, or
+    the window closes, after the result table): its last line has nobody to go to, and
+    the thread ends quietly instead of printing a RuntimeError traceback."""
+    import asyncio
+    import os
+    import threading
+
+    from stille_post.players.humans import TerminalSeat
+
+    read_end, write_end = os.pipe()
+    seat = TerminalSeat(inp=os.fdopen(read_end, "r"))
+
+    async def game() -> None:
+        seat._start()  # the reader thread waits for a line
+
+    raised: list[BaseException | None] = []
+    before = threading.excepthook
+    threading.excepthook = lambda args: raised.append(args.exc_value)
+    try:
+        asyncio.run(game())  # the game ends, its loop is closed
+        os.write(write_end, b"late line\n")
+        os.close(write_end)
+        assert seat._reader is not None
+        seat._reader.join(timeout=5)
+        assert not seat._reader.is_alive()
+    finally:
+        threading.excepthook = before
+    assert raised == []
