@@ -89,6 +89,7 @@ def test_num_players_sets_the_seats() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.block_network(allowed_hosts=[r"127\.0\.0\.1$"])  # the emulator is loopback
 @pytest.mark.parametrize("game", BUILT_IN)
 def test_textarena_s_own_openai_agent_plays_unchanged(game: str) -> None:
     """`ta.agents.OpenAIAgent`, as shipped, against a loopback OpenAI emulator (its
