@@ -14,9 +14,11 @@ import hashlib
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stille_post.core.errors import UsageError
+from stille_post.core.stopping import STOP_REASONS, detach_output, is_hangup
 
 HOST = "127.0.0.1"
 # Cores and context of the recordings (cassettes/providers/openai-compatible/PROVENANCE.md).
@@ -163,6 +166,31 @@ def _last_line(log: Path) -> str:
 
 
 @contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does: through the `finally` that stops the
+    model server (by default they end the process at once, and the server, a child of its
+    own, went on serving and holding gigabytes of memory)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        if is_hangup(signum):
+            detach_output()
+        else:
+            print(f"{STOP_REASONS[signum]}: stopping the model server", file=sys.stderr)
+        raise SystemExit(128 + signum)
+
+    kinds = [k for k in STOP_REASONS if k != signal.SIGINT]
+    before = {k: signal.signal(k, stop) for k in kinds}
+    try:
+        yield
+    finally:
+        for k, handler in before.items():
+            signal.signal(k, handler)
+
+
+@contextmanager
 def serve(files: Mapping[str, Path], *, port: int, python: str, workdir: Path,
           start_timeout_s: float = 180.0) -> Iterator[str]:
     """Serves every model (one alias each) on HOST:port, yields the base URL, and stops
@@ -196,7 +224,8 @@ def serve(files: Mapping[str, Path], *, port: int, python: str, workdir: Path,
                     raise UsageError(f"the model server did not answer on {url} within "
                                      f"{start_timeout_s:g} s (log: {log})")
                 time.sleep(0.5)
-            yield url
+            with _stopped_by_signals():
+                yield url
         finally:
             proc.terminate()
             try:

@@ -9,6 +9,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -53,6 +54,29 @@ def test_the_server_starts_answers_and_stops(tmp_path: Path, fake_llama: None,
         assert config["models"][0]["model_alias"] == "tiny" and config["host"] == "127.0.0.1"
     assert not local_server._answers(url)  # stopped on the way out
     local_server.check_port(port)  # and the port is free again
+
+
+def test_sigterm_stops_the_server_too(tmp_path: Path, fake_llama: None,
+                                     monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGTERM (or SIGHUP) while the models are served ends the run through the block that
+    stops the server: by default it ended the process at once and left the server
+    serving."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers live in the main thread")
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as stop, _serve(tmp_path, "hello", monkeypatch) as url:
+        assert local_server._answers(url)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this ends
+    assert stop.value.code == 128 + signal.SIGTERM
+    assert "terminated (SIGTERM): stopping the model server" in capsys.readouterr().err
+    assert not local_server._answers(url)
+    assert signal.getsignal(signal.SIGTERM) == before  # the process's own handler is back
 
 
 def test_a_server_that_exits_is_one_line(tmp_path: Path, fake_llama: None,
