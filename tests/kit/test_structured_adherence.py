@@ -16,6 +16,7 @@ from stille_post.games.kit import Table
 from stille_post.games.kit.adherence import AdherenceLog, SeatAdherence, call_in_text
 from stille_post.players.base import Action
 from stille_post.providers.base import LegalMoves, Tool, ToolCall
+from tests.kit.test_adherence import Replies
 
 GUESS = Tool("guess", "guess", {"type": "object"})
 ROULETTE = Tool("russian_roulette", "spin", {"type": "object", "properties": {}})
@@ -23,16 +24,6 @@ PREFIX = LegalMoves(tools={"guess": {"type": "object", "properties": {
     "word": {"type": "string", "pattern": "^[bB][A-Za-z]*$"}}, "required": ["word"],
     "additionalProperties": False}})
 DICTIONARY = {"bread", "bottle"}
-
-
-class Replies:
-    name = "scripted"
-
-    def __init__(self, *actions: Action) -> None:
-        self.actions = list(actions)
-
-    async def decide(self, decision: Any) -> Action:
-        return self.actions.pop(0)
 
 
 def _guess(action: Action) -> str:
