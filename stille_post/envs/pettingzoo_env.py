@@ -92,32 +92,27 @@ def _outcome_info(episode: Episode) -> dict[str, Any]:
             "seed": episode.seed}
 
 
-class StillePostAEC(AECEnv):
-    """A game of stille_post as a PettingZoo AEC environment (see `aec_env`)."""
+class _Seated:
+    """What the AEC and the parallel environment share: the controlled seats as agents,
+    their spaces, and the episodes on the environment's one loop (closed with the
+    environment, or when it is collected)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "stille_post_v0", "render_modes": ["ansi"],
-                                          "is_parallelizable": True, "render_fps": 1}
-
-    def __init__(self, spec: EpisodeSpec, seed: int | None = None,
-                 render_mode: str | None = None) -> None:
-        super().__init__()
+    def _seat(self, spec: EpisodeSpec, seed: int | None, render_mode: str | None, *,
+              together: bool = False) -> None:
         if render_mode not in (None, "ansi"):
             raise EpisodeError(f"render_mode {render_mode!r}: only 'ansi' or None")
         self.render_mode = render_mode
         self.spec = spec
         self.seats = {agent_name(s): s for s in spec.controlled}
-        self._agents_by_seat = {s: a for a, s in self.seats.items()}
         self.possible_agents = list(self.seats)
+        self.agents: list[str] = []
         self._observation_spaces = {a: ChatObservation() for a in self.possible_agents}
         self._action_spaces = {a: Reply() for a in self.possible_agents}
-        self._episodes = _Episodes(spec, seed)
+        self._episodes = _Episodes(spec, seed, together=together)
         # Closing on collection must not hold the environment: the finalizer holds only
         # the episodes (which never point back here).
         weakref.finalize(self, _Episodes.close, self._episodes)
         self._observations: dict[str, dict[str, Any]] = {}  # made when first observed
-        self._views: dict[int, SeatView] = {}
-        self._skip_agent_selection: str | None = None  # PettingZoo's, for the dead's steps
-        self.agents: list[str] = []
 
     @property
     def episode(self) -> Episode | None:
@@ -129,6 +124,24 @@ class StillePostAEC(AECEnv):
 
     def action_space(self, agent: str) -> Reply:
         return self._action_spaces[agent]
+
+    def close(self) -> None:
+        self._episodes.close()
+
+
+class StillePostAEC(_Seated, AECEnv):
+    """A game of stille_post as a PettingZoo AEC environment (see `aec_env`)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "stille_post_v0", "render_modes": ["ansi"],
+                                          "is_parallelizable": True, "render_fps": 1}
+
+    def __init__(self, spec: EpisodeSpec, seed: int | None = None,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        self._seat(spec, seed, render_mode)
+        self._agents_by_seat = {s: a for a, s in self.seats.items()}
+        self._views: dict[int, SeatView] = {}
+        self._skip_agent_selection: str | None = None  # PettingZoo's, for the dead's steps
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None
               ) -> None:
@@ -227,11 +240,8 @@ class StillePostAEC(AECEnv):
         turn = self.episode.turns.get(self.seats.get(self.agent_selection, 0))
         return request_text(turn.request) if turn is not None else ""
 
-    def close(self) -> None:
-        self._episodes.close()
 
-
-class StillePostParallel(ParallelEnv):
+class StillePostParallel(_Seated, ParallelEnv):
     """A game of stille_post as a PettingZoo parallel environment (see `parallel_env`)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "stille_post_v0", "render_modes": ["ansi"],
@@ -239,28 +249,7 @@ class StillePostParallel(ParallelEnv):
 
     def __init__(self, spec: EpisodeSpec, seed: int | None = None,
                  render_mode: str | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise EpisodeError(f"render_mode {render_mode!r}: only 'ansi' or None")
-        self.render_mode = render_mode
-        self.spec = spec
-        self.seats = {agent_name(s): s for s in spec.controlled}
-        self.possible_agents = list(self.seats)
-        self.agents: list[str] = []
-        self._observation_spaces = {a: ChatObservation() for a in self.possible_agents}
-        self._action_spaces = {a: Reply() for a in self.possible_agents}
-        self._episodes = _Episodes(spec, seed, together=True)
-        weakref.finalize(self, _Episodes.close, self._episodes)
-        self._observations: dict[str, dict[str, Any]] = {}
-
-    @property
-    def episode(self) -> Episode | None:
-        return self._episodes.episode
-
-    def observation_space(self, agent: str) -> ChatObservation:
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> Reply:
-        return self._action_spaces[agent]
+        self._seat(spec, seed, render_mode, together=True)
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None
               ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -314,9 +303,6 @@ class StillePostParallel(ParallelEnv):
         if self.render_mode != "ansi" or episode is None:
             return None
         return "\n\n".join(request_text(episode.turns[s].request) for s in episode.pending())
-
-    def close(self) -> None:
-        self._episodes.close()
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
