@@ -67,6 +67,17 @@ class SignalFigures:
         self.examples.append(f"{label}: {why}")
 
 
+def _stopped_by(session: Pty, sig: str, figures: SignalFigures, label: str) -> bool:
+    """Send `sig` and wait, bounded, for the process to end; a hang is counted."""
+    _send(session, sig)
+    try:
+        session.exit_code(timeout_s=STOP_BOUND_S)
+    except AssertionError:
+        figures.bad("hangs", label, f"still running {STOP_BOUND_S:.0f} s after {sig}")
+        return False
+    return True
+
+
 def _send(session: Pty, name: str) -> None:
     if name == "SIGINT":
         os.write(session.fd, b"\x03")  # typed: the terminal signals the whole group
@@ -114,11 +125,7 @@ def play_case(i: int, sig: str, rng: random.Random, folder: Path, figures: Signa
             if time.monotonic() > deadline:
                 figures.bad("hangs", label, "never reached the moment of the signal")
                 return
-        _send(session, sig)
-        try:
-            session.exit_code(timeout_s=STOP_BOUND_S)
-        except AssertionError:
-            figures.bad("hangs", label, f"still running {STOP_BOUND_S:.0f} s after {sig}")
+        if not _stopped_by(session, sig, figures, label):
             return
     finally:
         session.kill()
@@ -161,11 +168,7 @@ def tournament_case(i: int, sig: str, rng: random.Random, folder: Path,
             if session.status is not None or time.monotonic() > deadline:
                 figures.bad("hangs", label, "the run never got going")
                 return
-        _send(session, sig)
-        try:
-            session.exit_code(timeout_s=STOP_BOUND_S)
-        except AssertionError:
-            figures.bad("hangs", label, f"still running {STOP_BOUND_S:.0f} s after {sig}")
+        if not _stopped_by(session, sig, figures, label):
             return
     finally:
         session.kill()
