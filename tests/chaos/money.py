@@ -37,22 +37,10 @@ from stille_post.providers.pricing import recorded_cost_usd
 from stille_post.tournament.spend import SPEND_FILE, labels_and_usage, transcript_ends
 from tests import clirun
 from tests.emulators import server
+from tests.emulators.server import PRICED_MODELS as MODELS
 from tests.emulators.server import running
 
 PRICE = 300.0  # USD per 1M tokens: a call costs about $0.40 (the issue's probe)
-MODELS = """
-[models.fast]
-provider = "openai-compatible"
-model = "tiny-a"
-base_url = "{url}"
-price = {{ input = {p}, cached_input = {p}, output = {p} }}
-
-[models.slow]
-provider = "openai-compatible"
-model = "tiny-b"
-base_url = "{url}"
-price = {{ input = {p}, cached_input = {p}, output = {p} }}
-"""
 GAMES = 12
 GAME = ["tournament", "stille-post", "--online", "--max-rounds", "1", "--concurrency", "8",
         "--games", str(GAMES), "--players", "model:fast,model:slow,detective,random"]

@@ -603,6 +603,23 @@ def _make_handler(state: EmulatorState) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+# models.toml for two aliases served by the openai emulator (`running("openai")`), both
+# priced `{p}` dollars per 1M tokens of every kind: `PRICED_MODELS.format(url=..., p=...)`.
+PRICED_MODELS = """
+[models.fast]
+provider = "openai-compatible"
+model = "tiny-a"
+base_url = "{url}"
+price = {{ input = {p}, cached_input = {p}, output = {p} }}
+
+[models.slow]
+provider = "openai-compatible"
+model = "tiny-b"
+base_url = "{url}"
+price = {{ input = {p}, cached_input = {p}, output = {p} }}
+"""
+
+
 class Emulator:
     def __init__(self, api: str, port: int = 0, faults: FaultPolicy | None = None,
                  decoder: bool = False, refuses: tuple[str, ...] = (),

@@ -28,24 +28,12 @@ from stille_post.tournament.spend import (
 )
 from tests import clirun
 from tests.emulators import server
+from tests.emulators.server import PRICED_MODELS as MODELS
 from tests.emulators.server import Emulator, running
 
 pytestmark = [pytest.mark.heavy, pytest.mark.block_network(allowed_hosts=["127\\.0\\.0\\.1"])]
 
 PRICE = 400.0  # USD per 1M tokens, input and output alike
-MODELS = """
-[models.fast]
-provider = "openai-compatible"
-model = "tiny-a"
-base_url = "{url}"
-price = {{ input = {p}, cached_input = {p}, output = {p} }}
-
-[models.slow]
-provider = "openai-compatible"
-model = "tiny-b"
-base_url = "{url}"
-price = {{ input = {p}, cached_input = {p}, output = {p} }}
-"""
 GAME = ["tournament", "stille-post", "--online", "--seed", "3", "--max-rounds", "1",
         "--players", "model:fast,model:slow,detective,random"]
 
