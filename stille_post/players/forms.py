@@ -15,11 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from stille_post.core.errors import ResponseError
+from stille_post.core.events import Event
 from stille_post.players.base import Action, Decision
 from stille_post.providers.base import ChatRequest, Message, Tool, ToolCall
+
+
+class EventStyle(Protocol):
+    """How a game's event type reads (a game's `EventKind`, games/kit/definition.py):
+    named here as a protocol because players sit below games."""
+
+    @property
+    def generic(self) -> str: ...
+
+    @property
+    def text_key(self) -> str: ...
+
 
 # Argument names whose integer value is a seat.
 SEAT_ARGUMENTS = frozenset({"target", "player", "player_id", "seat"})
@@ -246,6 +259,24 @@ def engine_check(decision: Decision[Any], action: Action) -> None:
         raise Invalid(exc.reason) from None
 
 
-__all__ = ["Argument", "Choice", "Form", "Invalid", "View", "action_of", "build_form",
-           "check_message", "engine_check", "legal_seats", "message_line", "read_argument",
-           "word_count"]
+def event_line(event: Event, kind: EventStyle | None, seat: int, *,
+               several: bool = False) -> str:
+    """One event as a seat reads it, from the generic vocabulary alone: "[Player 2]:
+    words", "[GAME MASTER]: text", a private line marked for its reader ("you", or the
+    player when a terminal answers for several)."""
+    me = f"Player {seat}" if several else "you"
+    text = str(event.data.get("text", "") or "")
+    if kind is not None and kind.generic == "speech" and event.actor is not None:
+        spoken = str(event.data.get(kind.text_key, text))
+        who = me if event.actor == seat else f"Player {event.actor}"
+        private = "" if event.visibility.is_public else " (private)"
+        return f"[{who}]{private}: {spoken}"
+    if not text:
+        return ""
+    return f"[GAME MASTER]: {text}" if event.visibility.is_public \
+        else f"[GAME MASTER → {me}]: {text}"
+
+
+__all__ = ["Argument", "Choice", "EventStyle", "Form", "Invalid", "View", "action_of",
+           "build_form", "check_message", "engine_check", "event_line", "legal_seats",
+           "message_line", "read_argument", "word_count"]

@@ -32,6 +32,7 @@ from stille_post.core.errors import GameAborted, UsageError
 from stille_post.players.base import Action, Decision, Player, PromptBook, is_instant
 from stille_post.players.forms import (
     Choice,
+    EventStyle,
     Form,
     Invalid,
     View,
@@ -39,6 +40,7 @@ from stille_post.players.forms import (
     build_form,
     check_message,
     engine_check,
+    event_line,
     message_line,
     read_argument,
     word_count,
@@ -47,7 +49,7 @@ from stille_post.players.specs import SeatSpec
 
 if TYPE_CHECKING:
     from stille_post.core.events import Event
-    from stille_post.players.web import EventStyle, WebSeats
+    from stille_post.players.web import WebSeats
 
 # A person thinks for as long as they like: games with a person get this answer deadline
 # unless the user sets one (`--set decision_timeout_s=...`).
@@ -473,22 +475,6 @@ class _Announced:
         return getattr(self.inner, name)
 
 
-def event_line(event: Event, kind: EventStyle | None, seat: int, *,
-               several: bool = False) -> str:
-    """One event as a seat reads it, from the generic vocabulary alone: "[Player 2]:
-    words", "[GAME MASTER]: text", a private line marked for its reader ("you", or the
-    player when a terminal answers for several)."""
-    me = f"Player {seat}" if several else "you"
-    text = str(event.data.get("text", "") or "")
-    if kind is not None and kind.generic == "speech" and event.actor is not None:
-        spoken = str(event.data.get(kind.text_key, text))
-        who = me if event.actor == seat else f"Player {event.actor}"
-        private = "" if event.visibility.is_public else " (private)"
-        return f"[{who}]{private}: {spoken}"
-    if not text:
-        return ""
-    return f"[GAME MASTER]: {text}" if event.visibility.is_public \
-        else f"[GAME MASTER → {me}]: {text}"
 
 
 def has_people(specs: list[str]) -> set[str]:

@@ -30,29 +30,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any
 
 from stille_post.core.events import Event
 from stille_post.players.base import Action
 from stille_post.players.forms import (
+    EventStyle,
     Form,
     Invalid,
     action_of,
     check_message,
+    event_line,
     read_argument,
 )
-
-
-class EventStyle(Protocol):
-    """How a game's event type reads (a game's `EventKind`, games/kit/definition.py):
-    named here as a protocol because players sit below games."""
-
-    @property
-    def generic(self) -> str: ...
-
-    @property
-    def text_key(self) -> str: ...
-
 
 # An answer is a short form (a message, a tool's arguments); this is far above any real
 # one and far below what could hurt.
@@ -199,7 +189,7 @@ class WebSeats:
             self.over = True
         for seat, state in self.seats.items():
             if event.visibility.allows(seat):
-                line = _line(event, kind, seat)
+                line = event_line(event, kind, seat)
                 if line:
                     state.feed.append(line)
 
@@ -387,17 +377,6 @@ async def _plain(send: Any, status: int, text: bytes) -> None:
     await send({"type": "http.response.body", "body": text})
 
 
-def _line(event: Event, kind: EventStyle | None, seat: int) -> str:
-    text = str(event.data.get("text", "") or "")
-    if kind is not None and kind.generic == "speech" and event.actor is not None:
-        spoken = str(event.data.get(kind.text_key, text))
-        who = "you" if event.actor == seat else f"Player {event.actor}"
-        private = "" if event.visibility.is_public else " (private)"
-        return f"[{who}]{private}: {spoken}"
-    if not text:
-        return ""
-    return f"[GAME MASTER]: {text}" if event.visibility.is_public \
-        else f"[GAME MASTER → you]: {text}"
 
 
 class _QuietServer:
